@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const root = resolve(import.meta.dirname, '..');
+
+export interface RunningHost {
+  url: string;
+  origin: string;
+  token: string;
+  dataDir: string;
+  process: ChildProcess;
+  output: () => string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts the built headless host (`out/main/host.js`) as a real process on a fresh data folder. */
+export async function startHost(options: { dataDir?: string; port?: number; token?: string } = {}): Promise<RunningHost> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'drover-e2e-'));
+  const args = ['--port', String(options.port ?? 0), '--data-dir', dataDir, ...(options.token ? ['--token', options.token] : [])];
+  const child = spawn(process.execPath, [join(root, 'out', 'main', 'host.js'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`host did not start in time:\n${log}`)), 20_000);
+    child.once('exit', (code) => reject(new Error(`host exited with ${code}:\n${log}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      log += `${line}\n`;
+      const match = /^Drover listening on (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise(match[1]!);
+      }
+    });
+  });
+  const parsed = new URL(url);
+  return {
+    url,
+    origin: parsed.origin,
+    token: parsed.searchParams.get('token')!,
+    dataDir,
+    process: child,
+    output: () => log,
+    stop: () =>
+      new Promise((resolveStop) => {
+        if (child.exitCode !== null) return resolveStop(child.exitCode);
+        child.once('exit', (code) => resolveStop(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export function removeDataDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}

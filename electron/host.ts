@@ -1,0 +1,61 @@
+/**
+ * Composition root of the headless host: the app's services on plain Node, served to a
+ * browser (and scripts) on 127.0.0.1 behind a per-start token.
+ */
+import { join, resolve } from 'node:path';
+import { createServices } from './core/services.js';
+import { defaultDataDir, findAppRoot, readAppVersion } from './core/paths.js';
+import { StoreOpenError } from './store/database.js';
+import { HOST_USAGE, parseHostArgs } from './host/cli.js';
+import { newToken } from './host/auth.js';
+import { startHostServer } from './host/server.js';
+
+async function main(): Promise<void> {
+  let args;
+  try {
+    args = parseHostArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`drover: ${(error as Error).message}\n\n${HOST_USAGE}`);
+    process.exit(2);
+  }
+  if (args.help) {
+    console.log(HOST_USAGE);
+    return;
+  }
+  const appRoot = findAppRoot(import.meta.dirname);
+  const dataDir = resolve(args.dataDir ?? defaultDataDir());
+  let services;
+  try {
+    services = createServices({ dataDir, version: readAppVersion(appRoot), host: 'headless' });
+  } catch (error) {
+    if (error instanceof StoreOpenError) {
+      console.error(`drover: ${error.message}`);
+      process.exit(3);
+    }
+    throw error;
+  }
+  const server = await startHostServer({
+    endpoint: services,
+    token: args.token ?? newToken(),
+    port: args.port,
+    staticDir: join(appRoot, 'out', 'renderer'),
+  });
+  console.log(`Drover listening on ${server.url}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`drover: ${signal} received, stopping`);
+    await server.close();
+    services.dispose();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error('drover: the host failed to start:', error);
+  process.exit(1);
+});

@@ -1,0 +1,30 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+export function newToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+export function tokensMatch(given: string | null | undefined, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** REST: `Authorization: Bearer TOKEN`. */
+export function bearerToken(req: IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+/**
+ * A browser always sends Origin on a WebSocket; it must be this host's own page.
+ * Scripts that send none (Node, curl) are judged by the token alone.
+ */
+export function originAllowed(origin: string | undefined, port: number): boolean {
+  if (origin === undefined) return true;
+  return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+}

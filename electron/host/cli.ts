@@ -1,0 +1,41 @@
+import { parseArgs } from 'node:util';
+
+export interface HostArgs {
+  port: number;
+  dataDir: string | undefined;
+  token: string | undefined;
+  help: boolean;
+}
+
+export const HOST_USAGE = `Usage: npm run serve -- [--port N] [--data-dir DIR] [--token TOKEN]
+
+  --port N         port on 127.0.0.1 (default 0: any free port)
+  --data-dir DIR   where sessions and task logs live (default: $XDG_DATA_HOME/drover or the platform's equivalent)
+  --token TOKEN    the access token (default: a fresh random one each start; also DROVER_TOKEN)`;
+
+/** Reads the host's flags; a bad flag is an error naming it, never a silent default. */
+export function parseHostArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): HostArgs {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      token: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  let port = 0;
+  if (values.port !== undefined) {
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) {
+      throw new Error(`--port must be a whole number from 0 to 65535, not "${values.port}"`);
+    }
+    port = Number(values.port);
+  }
+  const token = values.token ?? env.DROVER_TOKEN;
+  if (token !== undefined && !/^[A-Za-z0-9._~-]{16,256}$/.test(token)) {
+    throw new Error('--token must be 16 to 256 characters of letters, digits and . _ ~ -');
+  }
+  return { port, dataDir: values['data-dir'], token, help: values.help ?? false };
+}

@@ -1,0 +1,124 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DroverError, type ErrorCode, type IpcError } from '../../shared/ipc/errors.js';
+import type { ServerEndpoint } from '../../shared/ipc/transport.js';
+import { snake, toCamelKeys, toSnakeKeys } from './case.js';
+
+export const REST_PREFIX = '/api';
+export const REST_MAX_BODY_BYTES = 1024 * 1024;
+
+interface Route {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  pattern: RegExp;
+  request: string;
+  /** Builds the contract input from the path's captures, the query and the (camel-cased) body. */
+  input: (params: string[], body: Record<string, unknown>, query: URLSearchParams) => unknown;
+  status?: number;
+}
+
+const ID = '([^/]+)';
+
+/** The REST surface: a thin map from paths to contract requests, so both validate alike. */
+export const routes: readonly Route[] = [
+  { method: 'GET', pattern: re('/info'), request: 'appInfo', input: () => ({}) },
+  { method: 'GET', pattern: re('/sessions'), request: 'listSessions', input: () => ({}) },
+  { method: 'POST', pattern: re('/sessions'), request: 'createSession', input: (_, body) => body, status: 201 },
+  { method: 'GET', pattern: re(`/sessions/${ID}`), request: 'getSession', input: ([id]) => ({ id }) },
+  { method: 'PATCH', pattern: re(`/sessions/${ID}`), request: 'renameSession', input: ([id], body) => ({ ...body, id }) },
+  { method: 'DELETE', pattern: re(`/sessions/${ID}`), request: 'deleteSession', input: ([id]) => ({ id }) },
+  { method: 'GET', pattern: re(`/sessions/${ID}/messages`), request: 'listMessages', input: ([sessionId]) => ({ sessionId }) },
+  {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/messages`),
+    request: 'postMessage',
+    input: ([sessionId], body) => ({ ...body, sessionId }),
+    status: 201,
+  },
+];
+
+function re(path: string): RegExp {
+  return new RegExp(`^${REST_PREFIX}${path}/?$`);
+}
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  unknown_request: 404,
+  not_found: 404,
+  conflict: 409,
+  unauthorized: 401,
+  unavailable: 503,
+  disconnected: 503,
+  internal: 500,
+};
+
+/** Answers one authorised /api request. Never throws; every failure is JSON `{error}` with a 4xx/5xx. */
+export async function handleRest(endpoint: ServerEndpoint, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const matching = routes.filter((route) => route.pattern.test(url.pathname));
+  if (matching.length === 0) {
+    return sendError(res, new DroverError('not_found', `No API route ${url.pathname}`).toJSON());
+  }
+  const route = matching.find((candidate) => candidate.method === req.method);
+  if (!route) {
+    res.setHeader('Allow', matching.map((candidate) => candidate.method).join(', '));
+    return sendJson(res, 405, { error: { code: 'invalid_input', message: `${req.method} is not allowed on ${url.pathname}` } });
+  }
+  let body: Record<string, unknown> = {};
+  if (req.method !== 'GET' && req.method !== 'DELETE') {
+    const read = await readJsonBody(req);
+    if ('error' in read) return sendError(res, read.error);
+    body = read.value;
+  }
+  const params = route.pattern.exec(url.pathname)!.slice(1).map((part) => safeDecode(part));
+  const result = await endpoint.handle(route.request, route.input(params, body, url.searchParams));
+  if (!result.ok) return sendError(res, result.error);
+  sendJson(res, route.status ?? 200, toSnakeKeys(result.value));
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<{ value: Record<string, unknown> } | { error: IpcError }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > REST_MAX_BODY_BYTES) {
+      return { error: new DroverError('invalid_input', `Body is larger than ${REST_MAX_BODY_BYTES} bytes`).toJSON() };
+    }
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return { value: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { error: new DroverError('invalid_input', 'Body is not valid JSON').toJSON() };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { error: new DroverError('invalid_input', 'Body must be a JSON object').toJSON() };
+  }
+  return { value: toCamelKeys(parsed) as Record<string, unknown> };
+}
+
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+export function sendError(res: ServerResponse, error: IpcError): void {
+  const shown: IpcError = { ...error };
+  if (shown.path !== undefined) shown.path = snakePath(shown.path);
+  if (shown.issues) shown.issues = shown.issues.map((issue) => ({ ...issue, path: snakePath(issue.path) }));
+  if (shown.path !== undefined) shown.message = shown.message.replace(error.path!, shown.path);
+  sendJson(res, STATUS[error.code], { error: shown });
+}
+
+function snakePath(path: string): string {
+  return path.split('.').map(snake).join('.');
+}
+
+export function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(body);
+}

@@ -1,0 +1,44 @@
+import type { Contract, OutputOf, ParsedInputOf, RequestName } from '../../shared/ipc/define.js';
+import { DroverError, invalidInput, type Result } from '../../shared/ipc/errors.js';
+
+export type Handlers<C extends Contract> = {
+  [N in RequestName<C>]: (input: ParsedInputOf<C, N>) => OutputOf<C, N> | Promise<OutputOf<C, N>>;
+};
+
+export interface Router {
+  /** Never throws: every outcome, including a bug in a handler, is a Result. */
+  handle(name: string, input: unknown): Promise<Result<unknown>>;
+}
+
+export interface RouterOptions {
+  /** Where unexpected handler failures are reported (their details never reach the caller). */
+  onInternalError?: (name: string, error: unknown) => void;
+}
+
+/** One handler per request; input validated at the boundary, output checked against the contract. */
+export function createRouter<C extends Contract>(contract: C, handlers: Handlers<C>, options: RouterOptions = {}): Router {
+  const report = options.onInternalError ?? ((name, error) => console.error(`[drover] ${name} failed:`, error));
+  return {
+    async handle(name, input) {
+      if (typeof name !== 'string' || !Object.hasOwn(contract.requests, name)) {
+        return fail(new DroverError('unknown_request', `Unknown request "${String(name)}"`));
+      }
+      const def = contract.requests[name]!;
+      const parsed = def.input.safeParse(input === undefined ? {} : input);
+      if (!parsed.success) return fail(invalidInput(name, parsed.error));
+      try {
+        const handler = handlers[name as RequestName<C>] as (input: unknown) => unknown;
+        const value = await handler(parsed.data);
+        return { ok: true, value: def.output.parse(value) };
+      } catch (error) {
+        if (error instanceof DroverError) return fail(error);
+        report(name, error);
+        return fail(new DroverError('internal', `${name} failed inside Drover; the details are in the log`));
+      }
+    },
+  };
+}
+
+function fail(error: DroverError): Result<never> {
+  return { ok: false, error: error.toJSON() };
+}

@@ -1,0 +1,89 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { CallFrameSchema, type ServerFrame } from '../../shared/ipc/ws-protocol.js';
+import { DroverError, invalidInput } from '../../shared/ipc/errors.js';
+import type { ServerEndpoint } from '../../shared/ipc/transport.js';
+
+/** A frame larger than this is refused by the socket itself. */
+export const WS_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** A client that falls this far behind on events is cut off; it reconnects and reloads. */
+export const WS_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+
+/** Carries the contract over WebSockets: one endpoint, any number of clients. */
+export class ContractWsServer {
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_FRAME_BYTES });
+  readonly #endpoint: ServerEndpoint;
+  readonly #unsubscribe: () => void;
+
+  constructor(endpoint: ServerEndpoint) {
+    this.#endpoint = endpoint;
+    this.#wss.on('connection', (socket) => this.#serve(socket));
+    this.#unsubscribe = endpoint.subscribe((name, payload) => this.#broadcast({ t: 'event', name, payload }));
+  }
+
+  /** Completes an upgrade the caller has already authorised. */
+  accept(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.#wss.handleUpgrade(request, socket, head, (ws) => this.#wss.emit('connection', ws, request));
+  }
+
+  get clientCount(): number {
+    return this.#wss.clients.size;
+  }
+
+  close(): void {
+    this.#unsubscribe();
+    for (const client of this.#wss.clients) client.close(1001, 'Drover is shutting down');
+    this.#wss.close();
+  }
+
+  #serve(socket: WebSocket): void {
+    socket.on('message', (data, isBinary) => {
+      void this.#onMessage(socket, isBinary ? null : data.toString());
+    });
+    socket.on('error', () => socket.terminate());
+  }
+
+  async #onMessage(socket: WebSocket, text: string | null): Promise<void> {
+    let raw: unknown;
+    try {
+      if (text === null) throw new Error('binary');
+      raw = JSON.parse(text);
+    } catch {
+      this.#send(socket, {
+        t: 'protocol_error',
+        error: new DroverError('invalid_input', 'A frame must be one JSON object as text').toJSON(),
+      });
+      return;
+    }
+    const frame = CallFrameSchema.safeParse(raw);
+    if (!frame.success) {
+      const id = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
+      const error = invalidInput('frame', frame.error).toJSON();
+      if (typeof id === 'number') this.#send(socket, { t: 'result', id, ok: false, error });
+      else this.#send(socket, { t: 'protocol_error', error });
+      return;
+    }
+    const { id, name, input } = frame.data;
+    const result = await this.#endpoint.handle(name, input);
+    this.#send(socket, result.ok ? { t: 'result', id, ok: true, value: result.value } : { t: 'result', id, ok: false, error: result.error });
+  }
+
+  #broadcast(frame: ServerFrame): void {
+    const text = JSON.stringify(frame);
+    for (const client of this.#wss.clients) this.#sendText(client, text);
+  }
+
+  #send(socket: WebSocket, frame: ServerFrame): void {
+    this.#sendText(socket, JSON.stringify(frame));
+  }
+
+  #sendText(socket: WebSocket, text: string): void {
+    if (socket.readyState !== socket.OPEN) return;
+    if (socket.bufferedAmount > WS_MAX_BUFFERED_BYTES) {
+      socket.terminate();
+      return;
+    }
+    socket.send(text);
+  }
+}

@@ -1,0 +1,56 @@
+/** Composition root of the desktop app: build the services, serve the contract, dispose on quit. */
+import { join } from 'node:path';
+import { app, BrowserWindow, dialog } from 'electron';
+import { contract } from '../shared/contract.js';
+import { createServices, type Services } from './core/services.js';
+import { StoreOpenError } from './store/database.js';
+import { registerAppScheme, serveRenderer } from './app/protocol.js';
+import { createMainWindow, lockDownWebContents } from './app/window.js';
+import { serveContractOverIpc } from './app/ipc-adapter.js';
+
+const appRoot = app.getAppPath();
+let services: Services | undefined;
+let window: BrowserWindow | undefined;
+let stopIpc: (() => void) | undefined;
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  registerAppScheme();
+  lockDownWebContents();
+  app.on('second-instance', () => {
+    if (!window || window.isDestroyed()) return;
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  });
+  app.whenReady().then(start, (error: unknown) => fail(error));
+  app.on('window-all-closed', () => app.quit());
+  app.on('will-quit', () => {
+    stopIpc?.();
+    services?.dispose();
+  });
+}
+
+function start(): void {
+  try {
+    const sqliteBinding = process.env.DROVER_SQLITE_BINDING;
+    services = createServices({
+      dataDir: app.getPath('userData'),
+      version: app.getVersion(),
+      host: 'electron',
+      ...(sqliteBinding ? { sqliteBinding } : {}),
+    });
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  serveRenderer(join(appRoot, 'out', 'renderer'));
+  stopIpc = serveContractOverIpc(contract, services);
+  window = createMainWindow({ preloadPath: join(appRoot, 'out', 'preload', 'preload.cjs') });
+}
+
+function fail(error: unknown): void {
+  const message = error instanceof StoreOpenError ? error.message : `Drover could not start: ${String(error)}`;
+  dialog.showErrorBox('Drover', message);
+  app.exit(1);
+}

@@ -1,0 +1,98 @@
+import type { Database } from 'better-sqlite3';
+import { DEFAULT_SESSION_TITLE, type Session } from '../../shared/schemas/session.js';
+import type { Message } from '../../shared/schemas/message.js';
+import { notFound } from '../../shared/ipc/errors.js';
+import type { DroverContract } from '../../shared/contract.js';
+import type { EventBus } from '../core/event-bus.js';
+import { randomId } from '../core/ids.js';
+import { SessionsRepo } from '../store/sessions-repo.js';
+import { MessagesRepo } from '../store/messages-repo.js';
+
+/** How much of the first message becomes an untitled session's title. */
+export const AUTO_TITLE_MAX = 60;
+
+export interface Clock {
+  now(): number;
+}
+
+/** Sessions and their transcripts: the one writer for both tables. */
+export class SessionsService {
+  readonly #db: Database;
+  readonly #sessions: SessionsRepo;
+  readonly #messages: MessagesRepo;
+  readonly #bus: EventBus<DroverContract>;
+  readonly #clock: Clock;
+
+  constructor(db: Database, bus: EventBus<DroverContract>, clock: Clock = Date) {
+    this.#db = db;
+    this.#sessions = new SessionsRepo(db);
+    this.#messages = new MessagesRepo(db);
+    this.#bus = bus;
+    this.#clock = clock;
+  }
+
+  list(): Session[] {
+    return this.#sessions.list();
+  }
+
+  get(id: string): Session {
+    const session = this.#sessions.get(id);
+    if (!session) throw notFound('session', id);
+    return session;
+  }
+
+  create(title?: string): Session {
+    const id = randomId();
+    this.#sessions.insert(id, title ?? DEFAULT_SESSION_TITLE, this.#clock.now());
+    return this.#announce(id);
+  }
+
+  rename(id: string, title: string): Session {
+    if (!this.#sessions.rename(id, title, this.#clock.now())) throw notFound('session', id);
+    return this.#announce(id);
+  }
+
+  delete(id: string): { id: string } {
+    if (!this.#sessions.delete(id)) throw notFound('session', id);
+    this.#bus.emit('sessionDeleted', { id });
+    return { id };
+  }
+
+  messages(sessionId: string): Message[] {
+    this.get(sessionId);
+    return this.#messages.list(sessionId);
+  }
+
+  /** Adds the person's message; an untitled session takes its title from the first one. */
+  postUserMessage(sessionId: string, text: string): Message {
+    const session = this.get(sessionId);
+    const now = this.#clock.now();
+    const message = this.#db.transaction(() => {
+      const added = this.#messages.insert(sessionId, 'user', text, now);
+      if (session.messageCount === 0 && session.title === DEFAULT_SESSION_TITLE) {
+        this.#sessions.rename(sessionId, titleFrom(text), now);
+      } else {
+        this.#sessions.touch(sessionId, now);
+      }
+      return added;
+    })();
+    this.#bus.emit('messageAdded', { message });
+    this.#announce(sessionId);
+    return message;
+  }
+
+  #announce(id: string): Session {
+    const session = this.get(id);
+    this.#bus.emit('sessionUpserted', { session });
+    return session;
+  }
+}
+
+/** First line of the text, whitespace collapsed, cut at a word where it can be. */
+export function titleFrom(text: string): string {
+  const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ').trim();
+  if (line.length <= AUTO_TITLE_MAX) return line || DEFAULT_SESSION_TITLE;
+  const cut = line.slice(0, AUTO_TITLE_MAX);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > AUTO_TITLE_MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}

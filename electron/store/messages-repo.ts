@@ -1,0 +1,40 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { z } from 'zod';
+import { unreadableRow } from './rows.js';
+import { RoleSchema, type Message, type Role } from '../../shared/schemas/message.js';
+
+const MessageRowSchema = z.object({
+  id: z.number(),
+  session_id: z.string(),
+  role: RoleSchema,
+  text: z.string(),
+  created_at: z.number(),
+});
+
+function toMessage(row: unknown): Message {
+  const parsed = MessageRowSchema.safeParse(row);
+  if (!parsed.success) throw unreadableRow('message', row, parsed.error);
+  const r = parsed.data;
+  return { id: r.id, sessionId: r.session_id, role: r.role, text: r.text, createdAt: new Date(r.created_at).toISOString() };
+}
+
+export class MessagesRepo {
+  readonly #list: Statement;
+  readonly #insert: Statement;
+  readonly #get: Statement;
+
+  constructor(db: Database) {
+    this.#list = db.prepare('SELECT id, session_id, role, text, created_at FROM messages WHERE session_id = ? ORDER BY id');
+    this.#insert = db.prepare('INSERT INTO messages (session_id, role, text, created_at) VALUES (?, ?, ?, ?)');
+    this.#get = db.prepare('SELECT id, session_id, role, text, created_at FROM messages WHERE id = ?');
+  }
+
+  list(sessionId: string): Message[] {
+    return this.#list.all(sessionId).map(toMessage);
+  }
+
+  insert(sessionId: string, role: Role, text: string, now: number): Message {
+    const { lastInsertRowid } = this.#insert.run(sessionId, role, text, now);
+    return toMessage(this.#get.get(lastInsertRowid));
+  }
+}

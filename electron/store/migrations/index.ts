@@ -1,0 +1,12 @@
+import type { Database } from 'better-sqlite3';
+import { m0001Sessions } from './0001-sessions.js';
+import { m0002Messages } from './0002-messages.js';
+
+export interface Migration {
+  /** Becomes `PRAGMA user_version` once applied; strictly increasing from 1. */
+  readonly version: number;
+  readonly name: string;
+  up(db: Database): void;
+}
+
+export const migrations: readonly Migration[] = [m0001Sessions, m0002Messages];

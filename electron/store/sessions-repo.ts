@@ -1,0 +1,73 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { z } from 'zod';
+import { unreadableRow } from './rows.js';
+import type { Session } from '../../shared/schemas/session.js';
+
+const SessionRowSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  created_at: z.number(),
+  updated_at: z.number(),
+  message_count: z.number(),
+});
+
+/** Rows are parsed on the way out: a damaged row is an error naming it, never a wrong value. */
+function toSession(row: unknown): Session {
+  const parsed = SessionRowSchema.safeParse(row);
+  if (!parsed.success) throw unreadableRow('session', row, parsed.error);
+  const r = parsed.data;
+  return {
+    id: r.id,
+    title: r.title,
+    createdAt: new Date(r.created_at).toISOString(),
+    updatedAt: new Date(r.updated_at).toISOString(),
+    messageCount: r.message_count,
+  };
+}
+
+const SELECT = `SELECT s.id, s.title, s.created_at, s.updated_at,
+  (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS message_count
+  FROM sessions s`;
+
+export class SessionsRepo {
+  readonly #list: Statement;
+  readonly #get: Statement;
+  readonly #insert: Statement;
+  readonly #rename: Statement;
+  readonly #touch: Statement;
+  readonly #delete: Statement;
+
+  constructor(db: Database) {
+    this.#list = db.prepare(`${SELECT} ORDER BY s.updated_at DESC, s.rowid DESC`);
+    this.#get = db.prepare(`${SELECT} WHERE s.id = ?`);
+    this.#insert = db.prepare('INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)');
+    this.#rename = db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?');
+    this.#touch = db.prepare('UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?');
+    this.#delete = db.prepare('DELETE FROM sessions WHERE id = ?');
+  }
+
+  list(): Session[] {
+    return this.#list.all().map(toSession);
+  }
+
+  get(id: string): Session | undefined {
+    const row = this.#get.get(id);
+    return row === undefined ? undefined : toSession(row);
+  }
+
+  insert(id: string, title: string, now: number): void {
+    this.#insert.run(id, title, now, now);
+  }
+
+  rename(id: string, title: string, now: number): boolean {
+    return this.#rename.run(title, now, id).changes > 0;
+  }
+
+  touch(id: string, now: number): void {
+    this.#touch.run(now, id);
+  }
+
+  delete(id: string): boolean {
+    return this.#delete.run(id).changes > 0;
+  }
+}

@@ -1,0 +1,46 @@
+import { contract, type DroverContract } from '@shared/contract.js';
+import { createApi, type Api } from '@shared/ipc/client.js';
+import { BRIDGE_KEY, type DroverBridge } from '@shared/ipc/bridge.js';
+import { DroverError } from '@shared/ipc/errors.js';
+import type { ClientTransport } from '@shared/ipc/transport.js';
+import { createWsClient, type WebSocketLike } from '@shared/ipc/ws-client.js';
+import { WS_PATH } from '@shared/ipc/ws-protocol.js';
+
+export type DroverApi = Api<DroverContract>;
+
+const TOKEN_KEY = 'drover.token';
+
+/** In Electron the preload bridge; in a browser the headless host's WebSocket. */
+export function createTransport(): ClientTransport {
+  const bridge = (window as unknown as Record<string, DroverBridge | undefined>)[BRIDGE_KEY];
+  if (bridge) return bridgeTransport(bridge);
+  return createWsClient({
+    url: webSocketUrl(),
+    createSocket: (url) => new WebSocket(url) as unknown as WebSocketLike,
+  });
+}
+
+function bridgeTransport(bridge: DroverBridge): ClientTransport {
+  return {
+    call(name, input) {
+      const send = bridge.requests[name];
+      if (!send) return Promise.resolve({ ok: false, error: new DroverError('unknown_request', `Unknown request "${name}"`).toJSON() });
+      return send(input);
+    },
+    subscribe: (listener) => bridge.onEvent(listener),
+  };
+}
+
+/** The token arrives once in the URL the host printed; keep it for this tab so routes stay clean. */
+function webSocketUrl(): string {
+  const params = new URLSearchParams(location.search);
+  const fromUrl = params.get('token');
+  if (fromUrl) sessionStorage.setItem(TOKEN_KEY, fromUrl);
+  const token = fromUrl ?? sessionStorage.getItem(TOKEN_KEY) ?? '';
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${location.host}${WS_PATH}?token=${encodeURIComponent(token)}`;
+}
+
+export function connectApi(transport: ClientTransport): DroverApi {
+  return createApi(contract, transport);
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/** Every failure that crosses the contract carries one of these codes. */
+export const ErrorCodeSchema = z.enum([
+  'invalid_input',
+  'unknown_request',
+  'not_found',
+  'conflict',
+  'unauthorized',
+  'unavailable',
+  'disconnected',
+  'internal',
+]);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+
+export const IssueSchema = z.object({
+  path: z.string(),
+  message: z.string(),
+});
+
+export const IpcErrorSchema = z.object({
+  code: ErrorCodeSchema,
+  message: z.string(),
+  /** The first offending field, dotted (`title`, `items.2.name`); absent when the whole input is wrong. */
+  path: z.string().optional(),
+  issues: z.array(IssueSchema).optional(),
+});
+export type IpcError = z.infer<typeof IpcErrorSchema>;
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: IpcError };
+
+export const ResultSchema = z.union([
+  z.object({ ok: z.literal(true), value: z.unknown() }),
+  z.object({ ok: z.literal(false), error: IpcErrorSchema }),
+]);
+
+/** Thrown by services and by the client; carries a code the transports can map (REST: HTTP status). */
+export class DroverError extends Error {
+  readonly code: ErrorCode;
+  readonly path: string | undefined;
+  readonly issues: readonly { path: string; message: string }[] | undefined;
+
+  constructor(code: ErrorCode, message: string, detail: { path?: string; issues?: { path: string; message: string }[] } = {}) {
+    super(message);
+    this.name = 'DroverError';
+    this.code = code;
+    this.path = detail.path;
+    this.issues = detail.issues;
+  }
+
+  toJSON(): IpcError {
+    const out: IpcError = { code: this.code, message: this.message };
+    if (this.path !== undefined) out.path = this.path;
+    if (this.issues !== undefined) out.issues = [...this.issues];
+    return out;
+  }
+
+  static from(error: IpcError): DroverError {
+    const detail: { path?: string; issues?: { path: string; message: string }[] } = {};
+    if (error.path !== undefined) detail.path = error.path;
+    if (error.issues !== undefined) detail.issues = error.issues;
+    return new DroverError(error.code, error.message, detail);
+  }
+}
+
+export function notFound(what: string, id: string): DroverError {
+  return new DroverError('not_found', `No ${what} with id "${id}"`, { path: 'id' });
+}
+
+/** Dotted path of a zod issue: ['items', 2, 'name'] -> "items.2.name". */
+export function issuePath(path: readonly PropertyKey[]): string {
+  return path.map((part) => String(part)).join('.');
+}
+
+/** Turns a zod failure into the contract's error, naming the first bad field. */
+export function invalidInput(context: string, error: z.ZodError): DroverError {
+  const issues = error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message }));
+  const first = issues[0];
+  const where = first && first.path ? `${first.path}: ` : '';
+  const message = `Invalid input for ${context}: ${where}${first ? first.message : 'rejected'}`;
+  const detail: { path?: string; issues: { path: string; message: string }[] } = { issues };
+  if (first && first.path) detail.path = first.path;
+  return new DroverError('invalid_input', message, detail);
+}

@@ -1,0 +1,168 @@
+import { DroverError, type Result } from './errors.js';
+import { ServerFrameSchema, type CallFrame } from './ws-protocol.js';
+import type { ClientTransport, ConnectionState } from './transport.js';
+
+/** The part of a WebSocket this client needs: the browser's and the `ws` package's both fit. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onclose: ((event: unknown) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+}
+
+export interface WsClientOptions {
+  url: string;
+  createSocket: (url: string) => WebSocketLike;
+  /** How long a call may wait for a connection and an answer before it fails. */
+  callTimeoutMs?: number;
+}
+
+/** Reconnect policy: start quick, back off to a calm ceiling, never give up. */
+export const RECONNECT_FIRST_DELAY_MS = 250;
+export const RECONNECT_MAX_DELAY_MS = 5_000;
+export const CALL_TIMEOUT_MS = 30_000;
+const OPEN = 1;
+
+interface Pending {
+  frame: CallFrame;
+  resolve: (result: Result<unknown>) => void;
+  timer: ReturnType<typeof setTimeout>;
+  sent: boolean;
+}
+
+export interface WsClientTransport extends ClientTransport {
+  readonly state: ConnectionState;
+  close(): void;
+}
+
+/**
+ * The contract over a WebSocket. Calls made while disconnected wait for the next
+ * connection (up to the call timeout); the socket reconnects by itself with backoff.
+ */
+export function createWsClient(options: WsClientOptions): WsClientTransport {
+  const callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS;
+  const eventListeners = new Set<(name: string, payload: unknown) => void>();
+  const stateListeners = new Set<(state: ConnectionState) => void>();
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let socket: WebSocketLike | null = null;
+  let state: ConnectionState = 'connecting';
+  let delay = RECONNECT_FIRST_DELAY_MS;
+  let reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  let closedByUser = false;
+
+  const setState = (next: ConnectionState) => {
+    if (next === state) return;
+    state = next;
+    for (const listener of stateListeners) listener(next);
+  };
+
+  const send = (entry: Pending) => {
+    if (socket && socket.readyState === OPEN) {
+      socket.send(JSON.stringify(entry.frame));
+      entry.sent = true;
+    }
+  };
+
+  const connect = () => {
+    reconnectTimer = null;
+    setState('connecting');
+    const ws = options.createSocket(options.url);
+    socket = ws;
+    ws.onopen = () => {
+      delay = RECONNECT_FIRST_DELAY_MS;
+      setState('open');
+      for (const entry of pending.values()) if (!entry.sent) send(entry);
+    };
+    ws.onmessage = (message) => onFrame(message.data);
+    ws.onerror = () => {
+      /* onclose follows and schedules the retry */
+    };
+    ws.onclose = () => {
+      if (socket !== ws) return;
+      socket = null;
+      // Calls already on the wire may or may not have run; say so rather than replay them.
+      for (const [id, entry] of pending) {
+        if (!entry.sent) continue;
+        pending.delete(id);
+        clearTimeout(entry.timer);
+        entry.resolve(failure('disconnected', 'The connection to Drover dropped before it answered'));
+      }
+      if (closedByUser) {
+        setState('closed');
+        return;
+      }
+      setState('closed');
+      reconnectTimer = setTimeout(connect, delay);
+      delay = Math.min(delay * 2, RECONNECT_MAX_DELAY_MS);
+    };
+  };
+
+  const onFrame = (data: unknown) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(typeof data === 'string' ? data : String(data));
+    } catch {
+      return;
+    }
+    const frame = ServerFrameSchema.safeParse(parsed);
+    if (!frame.success) return;
+    const value = frame.data;
+    if (value.t === 'event') {
+      for (const listener of eventListeners) listener(value.name, value.payload);
+    } else if (value.t === 'result') {
+      const entry = pending.get(value.id);
+      if (!entry) return;
+      pending.delete(value.id);
+      clearTimeout(entry.timer);
+      entry.resolve(value.ok ? { ok: true, value: value.value } : { ok: false, error: value.error });
+    }
+  };
+
+  connect();
+
+  return {
+    get state() {
+      return state;
+    },
+    call(name, input) {
+      if (closedByUser) return Promise.resolve(failure('disconnected', 'This connection was closed'));
+      return new Promise((resolve) => {
+        const id = nextId++;
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          resolve(failure('disconnected', `No answer from Drover to ${name} within ${Math.round(callTimeoutMs / 1000)} s`));
+        }, callTimeoutMs);
+        const entry: Pending = { frame: { t: 'call', id, name, input }, resolve, timer, sent: false };
+        pending.set(id, entry);
+        send(entry);
+      });
+    },
+    subscribe(listener) {
+      eventListeners.add(listener);
+      return () => eventListeners.delete(listener);
+    },
+    onState(listener) {
+      stateListeners.add(listener);
+      return () => stateListeners.delete(listener);
+    },
+    close() {
+      closedByUser = true;
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      for (const entry of pending.values()) {
+        clearTimeout(entry.timer);
+        entry.resolve(failure('disconnected', 'This connection was closed'));
+      }
+      pending.clear();
+      socket?.close(1000, 'client closed');
+      setState('closed');
+    },
+  };
+}
+
+function failure(code: 'disconnected', message: string): Result<unknown> {
+  return { ok: false, error: new DroverError(code, message).toJSON() };
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { parseHostArgs } from '../../electron/host/cli.js';
+import { defaultDataDir } from '../../electron/core/paths.js';
+
+describe('host flags', () => {
+  it('defaults to any free port, no data dir and no fixed token', () => {
+    expect(parseHostArgs([], {})).toEqual({ port: 0, dataDir: undefined, token: undefined, help: false });
+  });
+
+  it('reads port, data dir and token', () => {
+    expect(parseHostArgs(['--port', '8123', '--data-dir', '/tmp/d', '--token', 'abcdefghijklmnop'], {})).toEqual({
+      port: 8123,
+      dataDir: '/tmp/d',
+      token: 'abcdefghijklmnop',
+      help: false,
+    });
+    expect(parseHostArgs([], { DROVER_TOKEN: 'fromtheenvironment' }).token).toBe('fromtheenvironment');
+  });
+
+  it('names a bad flag', () => {
+    expect(() => parseHostArgs(['--port', 'eighty'], {})).toThrow(/--port/);
+    expect(() => parseHostArgs(['--port', '70000'], {})).toThrow(/--port/);
+    expect(() => parseHostArgs(['--token', 'short'], {})).toThrow(/--token/);
+    expect(() => parseHostArgs(['--colour'], {})).toThrow(/colour/);
+  });
+
+  it('follows the platform for the default data folder', () => {
+    expect(defaultDataDir({ XDG_DATA_HOME: '/xdg' }, 'linux')).toBe('/xdg/drover');
+    expect(defaultDataDir({ XDG_DATA_HOME: 'relative' }, 'linux')).toMatch(/\.local\/share\/drover$/);
+    expect(defaultDataDir({ APPDATA: 'C:\\Users\\me\\AppData\\Roaming' }, 'win32')).toMatch(/Drover$/);
+    expect(defaultDataDir({}, 'darwin')).toMatch(/Library\/Application Support\/Drover$/);
+  });
+});

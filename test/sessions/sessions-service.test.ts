@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { contract } from '../../shared/contract.js';
+import { DEFAULT_SESSION_TITLE } from '../../shared/schemas/session.js';
+import { EventBus } from '../../electron/core/event-bus.js';
+import { openDatabase } from '../../electron/store/database.js';
+import { AUTO_TITLE_MAX, SessionsService, titleFrom } from '../../electron/sessions/sessions-service.js';
+
+function setup() {
+  let now = 1_000_000;
+  const db = openDatabase(':memory:');
+  const bus = new EventBus(contract);
+  const events: [string, unknown][] = [];
+  bus.subscribe((name, payload) => events.push([name, payload]));
+  const service = new SessionsService(db, bus, { now: () => (now += 1000) });
+  return { db, service, events };
+}
+
+describe('sessions service', () => {
+  it('lists sessions most recently updated first', () => {
+    const { service } = setup();
+    const a = service.create('A');
+    const b = service.create('B');
+    expect(service.list().map((s) => s.title)).toEqual(['B', 'A']);
+    service.postUserMessage(a.id, 'bump');
+    expect(service.list().map((s) => s.id)).toEqual([a.id, b.id]);
+  });
+
+  it('gives ids that are short, url-safe and distinct', () => {
+    const { service } = setup();
+    const ids = new Set(Array.from({ length: 200 }, () => service.create().id));
+    expect(ids.size).toBe(200);
+    for (const id of ids) expect(id).toMatch(/^[a-z0-9]{12}$/);
+  });
+
+  it('titles an untitled session from its first message, once', () => {
+    const { service } = setup();
+    const session = service.create();
+    expect(session.title).toBe(DEFAULT_SESSION_TITLE);
+    service.postUserMessage(session.id, '  Fix the flaky   build\nmore detail');
+    expect(service.get(session.id).title).toBe('Fix the flaky build');
+    service.postUserMessage(session.id, 'Another thing');
+    expect(service.get(session.id)).toMatchObject({ title: 'Fix the flaky build', messageCount: 2 });
+  });
+
+  it('keeps a title the person chose', () => {
+    const { service } = setup();
+    const session = service.create('Mine');
+    service.postUserMessage(session.id, 'hello');
+    expect(service.get(session.id).title).toBe('Mine');
+  });
+
+  it('emits events for every change', () => {
+    const { service, events } = setup();
+    const session = service.create('T');
+    service.rename(session.id, 'U');
+    service.postUserMessage(session.id, 'hi');
+    service.delete(session.id);
+    expect(events.map(([name]) => name)).toEqual([
+      'sessionUpserted',
+      'sessionUpserted',
+      'messageAdded',
+      'sessionUpserted',
+      'sessionDeleted',
+    ]);
+  });
+
+  it('deletes a session with its transcript', () => {
+    const { service, db } = setup();
+    const session = service.create();
+    service.postUserMessage(session.id, 'one');
+    service.delete(session.id);
+    expect(db.prepare('SELECT count(*) AS n FROM messages').get()).toEqual({ n: 0 });
+    expect(() => service.get(session.id)).toThrow(/No session with id/);
+  });
+
+  it('answers unknown ids with not_found for every operation', () => {
+    const { service } = setup();
+    for (const call of [
+      () => service.get('nope'),
+      () => service.rename('nope', 'x'),
+      () => service.delete('nope'),
+      () => service.messages('nope'),
+      () => service.postUserMessage('nope', 'x'),
+    ]) {
+      expect(call).toThrow(expect.objectContaining({ code: 'not_found' }));
+    }
+  });
+
+  it('reports a damaged row by id instead of returning a wrong value, and loses nothing', () => {
+    const { service, db } = setup();
+    const session = service.create('ok');
+    service.postUserMessage(session.id, 'fine');
+    db.prepare("UPDATE messages SET role = 'robot'").run();
+    expect(() => service.messages(session.id)).toThrow(/Unreadable message row 1: role/);
+    expect(db.prepare('SELECT text FROM messages').get()).toEqual({ text: 'fine' });
+  });
+});
+
+describe('titleFrom', () => {
+  it('cuts long first lines at a word', () => {
+    const long = 'word '.repeat(40);
+    const title = titleFrom(long);
+    expect(title.length).toBeLessThanOrEqual(AUTO_TITLE_MAX + 1);
+    expect(title.endsWith('…')).toBe(true);
+    expect(title).not.toContain('  ');
+  });
+  it('uses the first line that has text', () => {
+    expect(titleFrom('\n\n  second\nthird')).toBe('second');
+  });
+});
