@@ -1,0 +1,164 @@
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
+import { groupAlive, processStartTime, signalGroup } from './process-group.js';
+import { StartError, type OutputSink, type Runner, type RunnerExit, type RunnerHandle, type Spec } from './runner.js';
+import { TERMINAL_COLUMNS, TERMINAL_ROWS } from './terminal-text.js';
+
+/** How often a group that outlived its leader is checked for emptiness. */
+export const SURVIVOR_POLL_MS = 200;
+
+/** Variables that keep a task from blocking on a pager or an editor nobody will see. */
+export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
+  TERM: 'xterm-256color',
+  COLORTERM: 'truecolor',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  MANPAGER: 'cat',
+  SYSTEMD_PAGER: '',
+  // `false` exits 1 at once, so `git commit` without -m fails instead of waiting forever.
+  EDITOR: 'false',
+  VISUAL: 'false',
+  GIT_EDITOR: 'false',
+};
+
+/** The environment variable that marks every process of a task with the task's id. */
+export const TASK_MARK_VARIABLE = 'DROVER_TASK_ID';
+
+export interface CommandRunnerOptions {
+  shell?: string;
+  baseEnv?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs a command through the user's shell under a pseudo-terminal. The shell is the leader
+ * of a new session and process group, so the whole tree can be signalled as one.
+ */
+export class CommandRunner implements Runner {
+  readonly #shell: string;
+  readonly #baseEnv: NodeJS.ProcessEnv;
+
+  constructor(options: CommandRunnerOptions = {}) {
+    this.#baseEnv = options.baseEnv ?? process.env;
+    this.#shell = options.shell ?? defaultShell(this.#baseEnv);
+  }
+
+  async start(spec: Spec, onOutput: OutputSink): Promise<RunnerHandle> {
+    checkCwd(spec.cwd);
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(this.#baseEnv)) if (value !== undefined) env[key] = value;
+    Object.assign(env, spec.env, NON_INTERACTIVE_ENV, { [TASK_MARK_VARIABLE]: spec.taskId });
+
+    let pty: IPty;
+    try {
+      pty = spawnPty(this.#shell, shellArgs(this.#shell, spec.command), {
+        name: 'xterm-256color',
+        cols: TERMINAL_COLUMNS,
+        rows: TERMINAL_ROWS,
+        cwd: spec.cwd,
+        env,
+        encoding: null,
+      } as Parameters<typeof spawnPty>[2]);
+    } catch (error) {
+      throw new StartError(`could not start ${this.#shell}: ${(error as Error).message}`);
+    }
+    return new PtyHandle(pty, onOutput);
+  }
+}
+
+class PtyHandle implements RunnerHandle {
+  readonly pid: number;
+  readonly processStartedAt: string | null;
+  readonly #pty: IPty;
+  readonly #done: Promise<RunnerExit>;
+  #leaderExit: RunnerExit | null = null;
+  #settled = false;
+
+  constructor(pty: IPty, onOutput: OutputSink) {
+    this.#pty = pty;
+    this.pid = pty.pid;
+    this.processStartedAt = processStartTime(pty.pid);
+    pty.onData((data) => onOutput(typeof data === 'string' ? Buffer.from(data) : (data as Buffer)));
+    this.#done = new Promise((resolve) => {
+      pty.onExit(({ exitCode, signal }) => {
+        this.#leaderExit = { exitCode: signal ? null : exitCode, signal: signal || null };
+        // The group can outlive its leader (a child that ignored SIGHUP); the task runs until it is empty.
+        const settleWhenEmpty = () => {
+          if (!groupAlive(this.pid)) {
+            this.#settled = true;
+            resolve(this.#leaderExit!);
+          } else setTimeout(settleWhenEmpty, SURVIVOR_POLL_MS);
+        };
+        settleWhenEmpty();
+      });
+    });
+  }
+
+  wait(): Promise<RunnerExit> {
+    return this.#done;
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    if (this.#settled) return;
+    signalGroup(this.pid, 'SIGTERM');
+    // A stopped (SIGSTOP'd) process never acts on SIGTERM until it is continued.
+    signalGroup(this.pid, 'SIGCONT');
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline) {
+      if (this.#settled || !groupAlive(this.pid)) break;
+      await delay(Math.min(50, Math.max(1, deadline - Date.now())));
+    }
+    if (!this.#settled && groupAlive(this.pid)) signalGroup(this.pid, 'SIGKILL');
+    await this.#done;
+  }
+
+  pause(): void {
+    this.#pty.pause();
+  }
+
+  resume(): void {
+    this.#pty.resume();
+  }
+
+  write(data: string): void {
+    if (!this.#leaderExit) this.#pty.write(data);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function defaultShell(env: NodeJS.ProcessEnv = process.env): string {
+  if (process.platform === 'win32') return env.ComSpec || 'cmd.exe';
+  const shell = env.SHELL;
+  if (shell && shell.startsWith('/')) {
+    try {
+      accessSync(shell, fsConstants.X_OK);
+      return shell;
+    } catch {
+      /* fall through to /bin/sh */
+    }
+  }
+  return '/bin/sh';
+}
+
+function shellArgs(shell: string, command: string): string[] {
+  if (process.platform === 'win32' && /cmd(\.exe)?$/i.test(shell)) return ['/d', '/s', '/c', command];
+  return ['-c', command];
+}
+
+/** A bad working directory is a start failure with a reason, not a task that dies later. */
+function checkCwd(cwd: string): void {
+  let info;
+  try {
+    info = statSync(cwd);
+  } catch {
+    throw new StartError(`the working directory does not exist: ${cwd}`);
+  }
+  if (!info.isDirectory()) throw new StartError(`the working directory is not a directory: ${cwd}`);
+  try {
+    accessSync(cwd, fsConstants.X_OK);
+  } catch {
+    throw new StartError(`permission denied entering the working directory: ${cwd}`);
+  }
+}

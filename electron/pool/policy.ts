@@ -1,0 +1,55 @@
+/** The pool's policy, stated once. Every figure here is a default a setting may change. */
+export interface PoolPolicy {
+  /** Background tasks running at once; the rest wait in start order. */
+  maxConcurrent: number;
+  /** Hard limit when neither a timeout nor an estimate is given. */
+  defaultTimeoutSeconds: number;
+  /** No task runs longer than this; an adopted task gets exactly this. */
+  maxTimeoutSeconds: number;
+  /** An estimate buys this many times itself… */
+  estimateMultiplier: number;
+  /** …but never less than this. */
+  estimateFloorSeconds: number;
+  /** Bytes of recent output kept in memory per task; the log on disk keeps everything. */
+  outputWindowBytes: number;
+  /** Bytes read back from the end of a log for a task this run no longer holds in memory. */
+  persistedReadBytes: number;
+  /** Between SIGTERM and SIGKILL when stopping a task. */
+  stopGraceMs: number;
+  /** How long a foreground run is waited for before it is handed to the pool. */
+  foregroundWaitMs: number;
+  /** Quiet this long while running and a task is marked silent. */
+  silentAfterMs: number;
+  /** Whether the pool takes background work at all. */
+  enabled: boolean;
+}
+
+export const DEFAULT_POLICY: PoolPolicy = {
+  maxConcurrent: 5,
+  defaultTimeoutSeconds: 900,
+  maxTimeoutSeconds: 3600,
+  estimateMultiplier: 3,
+  estimateFloorSeconds: 60,
+  outputWindowBytes: 256 * 1024,
+  persistedReadBytes: 256 * 1024,
+  stopGraceMs: 5_000,
+  foregroundWaitMs: 30_000,
+  silentAfterMs: 60_000,
+  enabled: true,
+};
+
+/**
+ * The hard limit of a task: an explicit timeout wins verbatim (even a tight one); else
+ * the estimate times the multiplier, floored; else the default. Always capped.
+ */
+export function resolveTimeoutSeconds(
+  request: { timeoutSeconds?: number | undefined; expectedSeconds?: number | undefined },
+  policy: Pick<PoolPolicy, 'defaultTimeoutSeconds' | 'maxTimeoutSeconds' | 'estimateMultiplier' | 'estimateFloorSeconds'>,
+): number {
+  let seconds: number;
+  if (request.timeoutSeconds !== undefined) seconds = request.timeoutSeconds;
+  else if (request.expectedSeconds !== undefined) {
+    seconds = Math.max(request.expectedSeconds * policy.estimateMultiplier, policy.estimateFloorSeconds);
+  } else seconds = policy.defaultTimeoutSeconds;
+  return Math.max(1, Math.min(Math.ceil(seconds), policy.maxTimeoutSeconds));
+}

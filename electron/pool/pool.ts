@@ -1,0 +1,457 @@
+import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { DroverError } from '../../shared/ipc/errors.js';
+import type { TaskKind, TaskOutput, TaskRow } from '../../shared/schemas/task.js';
+import type { TasksRepo } from '../store/tasks-repo.js';
+import { describeExit } from './exit-codes.js';
+import { OutputWindow } from './output-window.js';
+import { DEFAULT_POLICY, resolveTimeoutSeconds, type PoolPolicy } from './policy.js';
+import { bootId } from './process-group.js';
+import { StartError, type Runner, type RunnerExit, type RunnerHandle } from './runner.js';
+import { TaskLog, readLogTail } from './task-log.js';
+import { taskId, type TaskRecord } from './task-record.js';
+import { toTaskRow } from './task-row.js';
+import { renderTerminalText } from './terminal-text.js';
+
+/** Output events for one task are batched to at most one per this many ms. */
+export const OUTPUT_EVENT_INTERVAL_MS = 250;
+
+export interface StartRequest {
+  sessionId: string;
+  command: string;
+  cwd: string;
+  kind?: TaskKind;
+  env?: Readonly<Record<string, string>>;
+  expectedSeconds?: number | undefined;
+  timeoutSeconds?: number | undefined;
+  notifyOnFinish?: boolean | undefined;
+}
+
+export interface PoolListener {
+  taskChanged(row: TaskRow): void;
+  taskOutput(sessionId: string, taskId: string, totalBytes: number): void;
+}
+
+export interface PoolOptions {
+  repo: TasksRepo;
+  runners: Readonly<Partial<Record<TaskKind, Runner>>>;
+  dataDir: string;
+  runId: string;
+  listener: PoolListener;
+  policy?: Partial<PoolPolicy>;
+  now?: () => number;
+}
+
+type EndReason = 'stopped' | 'timed_out' | 'shutdown' | 'cancelled' | 'refused';
+
+/** A task of this run that has not settled: its handle, output window and log. */
+interface Live {
+  record: TaskRecord;
+  window: OutputWindow;
+  log: TaskLog | null;
+  handle: RunnerHandle | null;
+  lastOutputAt: number | null;
+  timer: NodeJS.Timeout | null;
+  endReason: EndReason | null;
+  endDetail: string | null;
+  settled: Promise<TaskRecord>;
+  resolveSettled: (record: TaskRecord) => void;
+  outputTimer: NodeJS.Timeout | null;
+}
+
+/**
+ * The task pool of one app run. Foreground and background work share one path: a record,
+ * a log, a runner, a hard timeout. Background tasks obey the concurrency cap and queue in
+ * start order; a foreground run starts at once and may later be adopted.
+ */
+export class TaskPool {
+  readonly policy: PoolPolicy;
+  readonly #repo: TasksRepo;
+  readonly #runners: PoolOptions['runners'];
+  readonly #dataDir: string;
+  readonly #runId: string;
+  readonly #listener: PoolListener;
+  readonly #now: () => number;
+  readonly #bootId = bootId();
+  /** Every record of the sessions seen so far, loaded once per session; the pool is the only writer. */
+  readonly #sessions = new Map<string, Map<string, TaskRecord>>();
+  readonly #live = new Map<string, Live>();
+  readonly #queue: Live[] = [];
+  #draining = false;
+  /** Background launches in flight (started, runner not yet answered): they count against the cap. */
+  #launching = 0;
+
+  constructor(options: PoolOptions) {
+    this.policy = { ...DEFAULT_POLICY, ...options.policy };
+    this.#repo = options.repo;
+    this.#runners = options.runners;
+    this.#dataDir = options.dataDir;
+    this.#runId = options.runId;
+    this.#listener = options.listener;
+    this.#now = options.now ?? Date.now;
+  }
+
+  get runId(): string {
+    return this.#runId;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** Background tasks of this run now running (the cap counts these). */
+  get runningBackgroundCount(): number {
+    let count = this.#launching;
+    for (const live of this.#live.values()) if (live.record.status === 'running' && !live.record.foreground) count++;
+    return count;
+  }
+
+  /** Starts a background task, or queues it behind the cap. A task that cannot start settles as failed with the reason. */
+  async start(request: StartRequest): Promise<TaskRecord> {
+    if (!this.policy.enabled) throw new DroverError('unavailable', 'Background tasks are turned off in the settings');
+    if (this.#draining) throw new DroverError('unavailable', 'Drover is shutting down and takes no new tasks');
+    const live = this.#create(request, false);
+    this.#queue.push(live);
+    await this.#pump();
+    return live.record;
+  }
+
+  /** Starts a foreground run at once, outside the cap. The caller waits on it and may adopt it. */
+  async startForeground(request: StartRequest): Promise<TaskRecord> {
+    if (this.#draining) throw new DroverError('unavailable', 'Drover is shutting down and takes no new tasks');
+    const live = this.#create(request, true);
+    await this.#launch(live);
+    return live.record;
+  }
+
+  /** Resolves with the settled record, or null if `ms` passes first (or the signal aborts). */
+  async waitFor(id: string, ms: number, signal?: AbortSignal): Promise<TaskRecord | null> {
+    const live = this.#live.get(id);
+    if (!live) return this.#find(id) ?? null;
+    if (signal?.aborted) return null;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const expired = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), ms);
+      onAbort = () => resolve(null);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([live.settled, expired]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Hands a foreground run that outlived its wait to the background. Returns the reason it
+   * could not be taken over, or null when it was.
+   */
+  adopt(id: string): string | null {
+    const live = this.#live.get(id);
+    if (!live || !live.record.foreground) return null;
+    if (!this.policy.enabled) return 'background tasks are turned off in the settings';
+    if (this.#draining) return 'Drover is shutting down';
+    const running = this.runningBackgroundCount;
+    if (running >= this.policy.maxConcurrent) {
+      return `the pool is full (${running} of ${this.policy.maxConcurrent} background tasks running)`;
+    }
+    const record = live.record;
+    record.foreground = false;
+    record.adopted = true;
+    record.notify = false;
+    // No estimate stands behind it, and the limit it just outlived must not be reused: it gets the maximum.
+    record.timeoutSeconds = this.policy.maxTimeoutSeconds;
+    this.#armTimeout(live);
+    this.#save(record);
+    return null;
+  }
+
+  /** Ends a task early: `reason` is recorded (stopped by the operator, cancelled turn, refused adoption). */
+  async stop(sessionId: string, id: string, reason: EndReason = 'stopped', detail?: string): Promise<{ record: TaskRecord; wasSettled: boolean }> {
+    const record = this.#require(sessionId, id);
+    const live = this.#live.get(id);
+    if (!live) return { record, wasSettled: true };
+    live.endReason ??= reason;
+    live.endDetail ??= detail ?? null;
+    const queued = this.#queue.indexOf(live);
+    if (queued >= 0) {
+      this.#queue.splice(queued, 1);
+      await this.#settle(live, { exitCode: null, signal: null });
+    } else if (live.handle) {
+      await live.handle.stop(this.policy.stopGraceMs);
+    }
+    return { record: await live.settled, wasSettled: false };
+  }
+
+  /** Every task of a session, oldest first, as clients see them. */
+  list(sessionId: string): TaskRow[] {
+    const now = this.#now();
+    return [...this.#records(sessionId).values()].map((record) => this.#row(record, now));
+  }
+
+  row(sessionId: string, id: string): TaskRow {
+    return this.#row(this.#require(sessionId, id), this.#now());
+  }
+
+  /** The record, for callers that need the private fields (the model's tools, reaping). */
+  record(sessionId: string, id: string): TaskRecord {
+    return this.#require(sessionId, id);
+  }
+
+  has(sessionId: string, id: string): boolean {
+    return this.#records(sessionId).has(id);
+  }
+
+  /** The output as a person would read it; from memory while running, else from the log's tail. */
+  async output(sessionId: string, id: string, tailLines?: number): Promise<TaskOutput> {
+    const record = this.#require(sessionId, id);
+    const live = this.#live.get(id);
+    const source = live
+      ? { bytes: live.window.bytes(), totalBytes: live.window.totalBytes, truncated: live.window.truncated }
+      : await readLogTail(record.logPath, this.policy.persistedReadBytes);
+    let text = await renderTerminalText(source.bytes, { truncated: source.truncated });
+    let truncated = source.truncated;
+    if (tailLines !== undefined) {
+      const lines = text.split('\n');
+      if (lines.length > tailLines) {
+        text = lines.slice(-tailLines).join('\n');
+        truncated = true;
+      }
+    }
+    return { text, totalBytes: source.totalBytes, truncated };
+  }
+
+  /** Answers a task that waits for terminal input. */
+  write(sessionId: string, id: string, data: string): void {
+    this.#require(sessionId, id);
+    const live = this.#live.get(id);
+    if (!live?.handle) throw new DroverError('conflict', `Task ${id} is not running`);
+    live.handle.write(data);
+  }
+
+  /** Drops settled tasks (and their logs) of a session; running and queued ones stay. */
+  async clearFinished(sessionId: string): Promise<string[]> {
+    const records = this.#records(sessionId);
+    const now = this.#now();
+    const removed = [...records.values()].filter((record) => {
+      const status = this.#row(record, now).status;
+      return status !== 'running' && status !== 'queued' && status !== 'orphaned';
+    });
+    this.#repo.deleteMany(removed.map((record) => record.id));
+    for (const record of removed) {
+      records.delete(record.id);
+      await rm(join(record.logPath, '..'), { recursive: true, force: true });
+    }
+    return removed.map((record) => record.id);
+  }
+
+  /** Stops every unsettled task of a session (before the session is deleted). */
+  async stopSession(sessionId: string): Promise<void> {
+    const lives = [...this.#live.values()].filter((live) => live.record.sessionId === sessionId);
+    await Promise.all(lives.map((live) => this.stop(sessionId, live.record.id, 'shutdown', 'its session was deleted')));
+    this.#sessions.delete(sessionId);
+  }
+
+  /** Shutdown: take nothing new, stop everything, wait for every log to be flushed. */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    const lives = [...this.#live.values()];
+    await Promise.all(lives.map((live) => this.stop(live.record.sessionId, live.record.id, 'shutdown', 'Drover was shutting down')));
+  }
+
+  #create(request: StartRequest, foreground: boolean): Live {
+    const kind = request.kind ?? 'command';
+    if (!this.#runners[kind]) throw new DroverError('unavailable', `No runner for ${kind} tasks`);
+    const seq = this.#repo.nextSeq();
+    const id = taskId(kind, seq);
+    const record: TaskRecord = {
+      id,
+      seq,
+      sessionId: request.sessionId,
+      kind,
+      command: request.command,
+      cwd: request.cwd,
+      status: 'queued',
+      exitCode: null,
+      signal: null,
+      exitNote: null,
+      error: null,
+      pid: null,
+      pgid: null,
+      processStart: null,
+      bootId: null,
+      runId: this.#runId,
+      queuedAt: this.#now(),
+      startedAt: null,
+      endedAt: null,
+      expectedSeconds: request.expectedSeconds ?? null,
+      timeoutSeconds: resolveTimeoutSeconds(request, this.policy),
+      notify: !foreground && (request.notifyOnFinish ?? false),
+      adopted: false,
+      foreground,
+      logPath: join(this.#dataDir, 'sessions', request.sessionId, 'background', id, 'output.log'),
+    };
+    this.#records(request.sessionId).set(id, record);
+    this.#repo.insert(record);
+    let resolveSettled!: (record: TaskRecord) => void;
+    const settled = new Promise<TaskRecord>((resolve) => (resolveSettled = resolve));
+    const live: Live = {
+      record,
+      window: new OutputWindow(this.policy.outputWindowBytes),
+      log: null,
+      handle: null,
+      lastOutputAt: null,
+      timer: null,
+      endReason: null,
+      endDetail: null,
+      settled,
+      resolveSettled,
+      outputTimer: null,
+    };
+    this.#live.set(id, live);
+    this.#emit(record);
+    return live;
+  }
+
+  async #pump(): Promise<void> {
+    const starts: Promise<void>[] = [];
+    while (this.#queue.length > 0 && this.runningBackgroundCount < this.policy.maxConcurrent) {
+      this.#launching++;
+      starts.push(this.#launch(this.#queue.shift()!).finally(() => this.#launching--));
+    }
+    await Promise.all(starts);
+  }
+
+  async #launch(live: Live): Promise<void> {
+    const record = live.record;
+    const runner = this.#runners[record.kind]!;
+    live.log = new TaskLog(record.logPath);
+    try {
+      live.handle = await runner.start(
+        { kind: record.kind, taskId: record.id, command: record.command, cwd: record.cwd, env: {} },
+        (chunk) => this.#onOutput(live, chunk),
+      );
+    } catch (error) {
+      record.error = error instanceof StartError ? error.message : `could not start: ${(error as Error).message}`;
+      record.startedAt = this.#now();
+      await this.#settle(live, { exitCode: null, signal: null }, 'failed');
+      return;
+    }
+    record.status = 'running';
+    record.startedAt = this.#now();
+    record.pid = live.handle.pid || null;
+    record.pgid = live.handle.pid || null;
+    record.processStart = live.handle.processStartedAt;
+    record.bootId = live.handle.pid ? this.#bootId : null;
+    this.#armTimeout(live);
+    this.#save(record);
+    void live.handle.wait().then((exit) => this.#settle(live, exit));
+  }
+
+  #armTimeout(live: Live): void {
+    if (live.timer) clearTimeout(live.timer);
+    const started = live.record.startedAt ?? this.#now();
+    const remaining = Math.max(0, started + live.record.timeoutSeconds * 1000 - this.#now());
+    live.timer = setTimeout(() => {
+      live.endReason ??= 'timed_out';
+      void live.handle?.stop(this.policy.stopGraceMs);
+    }, remaining);
+    live.timer.unref?.();
+  }
+
+  #onOutput(live: Live, chunk: Buffer): void {
+    live.window.append(chunk);
+    live.lastOutputAt = this.#now();
+    if (live.log && !live.log.write(chunk) && live.handle) {
+      // The disk is behind: stop reading the terminal until it catches up, so memory stays bounded.
+      const handle = live.handle;
+      handle.pause();
+      live.log.onDrain(() => handle.resume());
+    }
+    if (!live.outputTimer) {
+      live.outputTimer = setTimeout(() => {
+        live.outputTimer = null;
+        this.#listener.taskOutput(live.record.sessionId, live.record.id, live.window.totalBytes);
+      }, OUTPUT_EVENT_INTERVAL_MS);
+    }
+  }
+
+  async #settle(live: Live, exit: RunnerExit, forced?: 'failed'): Promise<void> {
+    if (!this.#live.has(live.record.id)) return;
+    this.#live.delete(live.record.id);
+    if (live.timer) clearTimeout(live.timer);
+    if (live.outputTimer) clearTimeout(live.outputTimer);
+    await live.log?.close();
+    const record = live.record;
+    const report = describeExit(record.command, exit.exitCode, exit.signal);
+    record.exitCode = report.exitCode;
+    record.signal = report.signal;
+    record.exitNote = report.note;
+    record.endedAt = this.#now();
+    record.foreground = false;
+    if (forced) record.status = forced;
+    else if (live.endReason === 'timed_out') {
+      record.status = 'timed_out';
+      record.exitNote = `timed out after ${record.timeoutSeconds} s${report.signal ? ` (${report.signal})` : ''}`;
+    } else if (live.endReason) {
+      record.status = 'stopped';
+      record.exitNote = `${endReasonText(live.endReason, live.endDetail)}${report.signal ? ` (${report.signal})` : ''}`;
+    } else record.status = report.exitCode === 0 && !report.signal ? 'succeeded' : 'failed';
+    if (live.log?.error && !record.error) record.error = `the output log could not be written: ${live.log.error.message}`;
+    this.#save(record);
+    this.#listener.taskOutput(record.sessionId, record.id, live.window.totalBytes);
+    live.resolveSettled(record);
+    if (!this.#draining) await this.#pump();
+  }
+
+  #save(record: TaskRecord): void {
+    this.#repo.update(record);
+    this.#emit(record);
+  }
+
+  #emit(record: TaskRecord): void {
+    this.#listener.taskChanged(this.#row(record, this.#now()));
+  }
+
+  #row(record: TaskRecord, now: number): TaskRow {
+    const live = this.#live.get(record.id);
+    return toTaskRow(record, { now, runId: this.#runId, lastOutputAt: live?.lastOutputAt ?? null, silentAfterMs: this.policy.silentAfterMs });
+  }
+
+  #records(sessionId: string): Map<string, TaskRecord> {
+    let records = this.#sessions.get(sessionId);
+    if (!records) {
+      records = new Map();
+      for (const record of this.#repo.listBySession(sessionId, (error) => console.error(`[drover] ${error.message}`))) {
+        records.set(record.id, record);
+      }
+      this.#sessions.set(sessionId, records);
+    }
+    return records;
+  }
+
+  #find(id: string): TaskRecord | undefined {
+    const live = this.#live.get(id);
+    if (live) return live.record;
+    for (const records of this.#sessions.values()) {
+      const record = records.get(id);
+      if (record) return record;
+    }
+    return undefined;
+  }
+
+  #require(sessionId: string, id: string): TaskRecord {
+    const record = this.#records(sessionId).get(id);
+    if (!record) throw new DroverError('not_found', `No task with id "${id}" in this session`, { path: 'taskId' });
+    return record;
+  }
+}
+
+function endReasonText(reason: EndReason, detail: string | null): string {
+  if (detail) return `stopped: ${detail}`;
+  if (reason === 'cancelled') return 'stopped: the turn was cancelled';
+  if (reason === 'shutdown') return 'stopped: Drover was shutting down';
+  return 'stopped by request';
+}

@@ -1,0 +1,60 @@
+import type { TaskRow, TaskStatus } from '../../shared/schemas/task.js';
+import type { TaskRecord } from './task-record.js';
+
+export interface RowContext {
+  now: number;
+  /** The current app run: a record of another run still claiming to run is orphaned. */
+  runId: string;
+  lastOutputAt: number | null;
+  silentAfterMs: number;
+}
+
+/** What clients see of a record: status derived, clock arithmetic done here, private identity left out. */
+export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
+  const status = derivedStatus(record, context.runId);
+  const running = status === 'running';
+  const startedAt = record.startedAt;
+  const end = running || status === 'orphaned' || record.endedAt === null ? context.now : record.endedAt;
+  const elapsedSeconds = startedAt === null ? 0 : Math.max(0, Math.round((end - startedAt) / 100) / 10);
+  let silentForSeconds: number | null = null;
+  if (running && startedAt !== null) {
+    const quietMs = context.now - (context.lastOutputAt ?? startedAt);
+    if (quietMs >= context.silentAfterMs) silentForSeconds = Math.floor(quietMs / 1000);
+  }
+  return {
+    id: record.id,
+    sessionId: record.sessionId,
+    kind: record.kind,
+    status,
+    command: record.command,
+    cwd: record.cwd,
+    exitCode: record.exitCode,
+    signal: record.signal,
+    exitNote: record.exitNote,
+    error: record.error,
+    pid: record.pid,
+    queuedAt: iso(record.queuedAt),
+    startedAt: startedAt === null ? null : iso(startedAt),
+    endedAt: record.endedAt === null ? null : iso(record.endedAt),
+    elapsedSeconds,
+    expectedSeconds: record.expectedSeconds,
+    timeoutSeconds: record.timeoutSeconds,
+    overdue: running && record.expectedSeconds !== null && elapsedSeconds > record.expectedSeconds,
+    running,
+    silentForSeconds,
+    notifyOnFinish: record.notify,
+    adopted: record.adopted,
+    foreground: record.foreground,
+    logPath: record.logPath,
+  };
+}
+
+/** Derived on every read and never written back: the earlier run may be gone, its record stays as it was. */
+export function derivedStatus(record: TaskRecord, runId: string): TaskStatus {
+  if ((record.status === 'running' || record.status === 'queued') && record.runId !== runId) return 'orphaned';
+  return record.status;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

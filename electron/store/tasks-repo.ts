@@ -1,0 +1,173 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { z } from 'zod';
+import { TaskKindSchema } from '../../shared/schemas/task.js';
+import type { TaskRecord } from '../pool/task-record.js';
+import { unreadableRow } from './rows.js';
+
+const StoredStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped']);
+const int = z.number().int();
+const TaskRowSchema = z.object({
+  id: z.string(),
+  seq: int,
+  session_id: z.string(),
+  kind: TaskKindSchema,
+  command: z.string(),
+  cwd: z.string(),
+  status: StoredStatusSchema,
+  exit_code: int.nullable(),
+  signal: z.string().nullable(),
+  exit_note: z.string().nullable(),
+  error: z.string().nullable(),
+  pid: int.nullable(),
+  pgid: int.nullable(),
+  process_start: z.string().nullable(),
+  boot_id: z.string().nullable(),
+  run_id: z.string(),
+  queued_at: int,
+  started_at: int.nullable(),
+  ended_at: int.nullable(),
+  expected_seconds: int.nullable(),
+  timeout_seconds: int,
+  notify: int,
+  adopted: int,
+  foreground: int,
+  log_path: z.string(),
+});
+
+const COLUMNS = Object.keys(TaskRowSchema.shape);
+
+function toRecord(row: unknown): TaskRecord {
+  const parsed = TaskRowSchema.safeParse(row);
+  if (!parsed.success) throw unreadableRow('task', row, parsed.error);
+  const r = parsed.data;
+  return {
+    id: r.id,
+    seq: r.seq,
+    sessionId: r.session_id,
+    kind: r.kind,
+    command: r.command,
+    cwd: r.cwd,
+    status: r.status,
+    exitCode: r.exit_code,
+    signal: r.signal,
+    exitNote: r.exit_note,
+    error: r.error,
+    pid: r.pid,
+    pgid: r.pgid,
+    processStart: r.process_start,
+    bootId: r.boot_id,
+    runId: r.run_id,
+    queuedAt: r.queued_at,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    expectedSeconds: r.expected_seconds,
+    timeoutSeconds: r.timeout_seconds,
+    notify: r.notify === 1,
+    adopted: r.adopted === 1,
+    foreground: r.foreground === 1,
+    logPath: r.log_path,
+  };
+}
+
+function toParams(record: TaskRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    seq: record.seq,
+    session_id: record.sessionId,
+    kind: record.kind,
+    command: record.command,
+    cwd: record.cwd,
+    status: record.status,
+    exit_code: record.exitCode,
+    signal: record.signal,
+    exit_note: record.exitNote,
+    error: record.error,
+    pid: record.pid,
+    pgid: record.pgid,
+    process_start: record.processStart,
+    boot_id: record.bootId,
+    run_id: record.runId,
+    queued_at: record.queuedAt,
+    started_at: record.startedAt,
+    ended_at: record.endedAt,
+    expected_seconds: record.expectedSeconds,
+    timeout_seconds: record.timeoutSeconds,
+    notify: record.notify ? 1 : 0,
+    adopted: record.adopted ? 1 : 0,
+    foreground: record.foreground ? 1 : 0,
+    log_path: record.logPath,
+  };
+}
+
+const TASK_COUNTER = 'task_seq';
+
+/** Task rows. The pool is their only writer. */
+export class TasksRepo {
+  readonly #db: Database;
+  readonly #insert: Statement;
+  readonly #update: Statement;
+  readonly #bySession: Statement;
+  readonly #get: Statement;
+  readonly #delete: Statement;
+  readonly #counter: Statement;
+  readonly #setCounter: Statement;
+  readonly #maxSeq: Statement;
+
+  constructor(db: Database) {
+    this.#db = db;
+    this.#insert = db.prepare(`INSERT INTO tasks (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`);
+    this.#update = db.prepare(
+      `UPDATE tasks SET ${COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`,
+    );
+    this.#bySession = db.prepare(`SELECT ${COLUMNS.join(', ')} FROM tasks WHERE session_id = ? ORDER BY seq`);
+    this.#get = db.prepare(`SELECT ${COLUMNS.join(', ')} FROM tasks WHERE id = ?`);
+    this.#delete = db.prepare('DELETE FROM tasks WHERE id = ?');
+    this.#counter = db.prepare('SELECT value FROM counters WHERE name = ?');
+    this.#setCounter = db.prepare('INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
+    this.#maxSeq = db.prepare('SELECT coalesce(max(seq), 0) AS value FROM tasks');
+  }
+
+  /** The next sequence number: past every id ever stored, cleared ones included. */
+  nextSeq(): number {
+    const counted = (this.#counter.get(TASK_COUNTER) as { value: number } | undefined)?.value ?? 0;
+    const stored = (this.#maxSeq.get() as { value: number }).value;
+    const next = Math.max(counted, stored) + 1;
+    this.#setCounter.run(TASK_COUNTER, next);
+    return next;
+  }
+
+  insert(record: TaskRecord): void {
+    this.#insert.run(toParams(record));
+  }
+
+  update(record: TaskRecord): void {
+    this.#update.run(toParams(record));
+  }
+
+  /**
+   * Every readable task of a session. A damaged row is reported through `onUnreadable`
+   * and left in place; the others still load.
+   */
+  listBySession(sessionId: string, onUnreadable: (error: Error) => void): TaskRecord[] {
+    const out: TaskRecord[] = [];
+    for (const row of this.#bySession.all(sessionId)) {
+      try {
+        out.push(toRecord(row));
+      } catch (error) {
+        onUnreadable(error as Error);
+      }
+    }
+    return out;
+  }
+
+  get(id: string): TaskRecord | undefined {
+    const row = this.#get.get(id);
+    return row === undefined ? undefined : toRecord(row);
+  }
+
+  deleteMany(ids: readonly string[]): void {
+    this.#db.transaction(() => {
+      for (const id of ids) this.#delete.run(id);
+    })();
+  }
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { IdSchema, TimestampSchema } from './session.js';
+
+export const TASK_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped', 'orphaned'] as const;
+export const TaskStatusSchema = z.enum(TASK_STATUSES);
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+
+/** Statuses a task never leaves. `orphaned` is derived on read, never stored. */
+export const SETTLED_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'timed_out', 'stopped', 'orphaned'];
+export function isSettled(status: TaskStatus): boolean {
+  return SETTLED_STATUSES.includes(status);
+}
+
+export const TaskKindSchema = z.enum(['command', 'monitor', 'agent']);
+export type TaskKind = z.infer<typeof TaskKindSchema>;
+
+/** `bg_12`: short, stable, never reused (the counter resumes past every stored id). */
+export const TaskIdSchema = z.string().regex(/^[a-z]+_[1-9][0-9]{0,11}$/, 'is not a task id (like bg_12)');
+
+export const TaskRowSchema = z.object({
+  id: TaskIdSchema,
+  sessionId: IdSchema,
+  kind: TaskKindSchema,
+  status: TaskStatusSchema,
+  command: z.string(),
+  cwd: z.string(),
+  /** The shell's number: 128+N for a signal death, never 0 for one. */
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  /** What a conventional non-error code means (grep 1: no matches), or why the task ended. */
+  exitNote: z.string().nullable(),
+  /** Why the task could not start or was ended by Drover, in words. */
+  error: z.string().nullable(),
+  pid: z.number().int().nullable(),
+  queuedAt: TimestampSchema,
+  startedAt: TimestampSchema.nullable(),
+  endedAt: TimestampSchema.nullable(),
+  elapsedSeconds: z.number().nonnegative(),
+  expectedSeconds: z.number().int().positive().nullable(),
+  timeoutSeconds: z.number().int().positive(),
+  overdue: z.boolean(),
+  running: z.boolean(),
+  /** Seconds without output while running, once past the silence threshold; else null. */
+  silentForSeconds: z.number().int().nonnegative().nullable(),
+  notifyOnFinish: z.boolean(),
+  /** Started in the foreground and handed to the pool when it outlived its wait. */
+  adopted: z.boolean(),
+  /** Still attached to the turn (or shell line) that started it. */
+  foreground: z.boolean(),
+  logPath: z.string(),
+});
+export type TaskRow = z.infer<typeof TaskRowSchema>;
+
+export const TaskOutputSchema = z.object({
+  /** What a person would see on the terminal: escape sequences and redraws resolved. */
+  text: z.string(),
+  /** Bytes of output the task has produced in all. */
+  totalBytes: z.number().int().nonnegative(),
+  /** True when `text` starts later than the task's first byte. */
+  truncated: z.boolean(),
+});
+export type TaskOutput = z.infer<typeof TaskOutputSchema>;
+
+export const TaskWithOutputSchema = z.object({ task: TaskRowSchema, output: TaskOutputSchema });
+export type TaskWithOutput = z.infer<typeof TaskWithOutputSchema>;
+
+export const TaskListSchema = z.object({ tasks: z.array(TaskRowSchema), runningCount: z.number().int().nonnegative() });
+export type TaskList = z.infer<typeof TaskListSchema>;
+
+export const COMMAND_MAX = 32_000;
+export const CommandSchema = z
+  .string()
+  .refine((text) => text.trim().length > 0, 'must not be empty')
+  .refine((text) => text.length <= COMMAND_MAX, `is too long (at most ${COMMAND_MAX} characters)`)
+  .refine((text) => !text.includes('\0'), 'must not contain NUL characters');
+
+export const TailLinesSchema = z.number().int().min(1).max(100_000);
