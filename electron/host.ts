@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const dataDir = resolve(args.dataDir ?? defaultDataDir());
   let services;
   try {
-    services = createServices({ dataDir, version: readAppVersion(appRoot), host: 'headless' });
+    services = createServices({ dataDir, version: readAppVersion(appRoot), host: 'headless', workingDir: resolve(args.cwd ?? process.cwd()) });
   } catch (error) {
     if (error instanceof StoreOpenError) {
       console.error(`drover: ${error.message}`);
@@ -47,8 +47,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.error(`drover: ${signal} received, stopping`);
-    await server.close();
-    services.dispose();
+    // Every task is stopped as a group and its log flushed before the process ends.
+    await Promise.all([server.close(), services.shutdown()]);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -25,9 +25,14 @@ if (!app.requestSingleInstanceLock()) {
   });
   app.whenReady().then(start, (error: unknown) => fail(error));
   app.on('window-all-closed', () => app.quit());
-  app.on('will-quit', () => {
+  // Quitting stops every task as a group and flushes its log before the app exits.
+  let quitting = false;
+  app.on('before-quit', (event) => {
+    if (quitting || !services) return;
+    event.preventDefault();
+    quitting = true;
     stopIpc?.();
-    services?.dispose();
+    void services.shutdown().finally(() => app.exit(0));
   });
 }
 
@@ -38,6 +43,7 @@ function start(): void {
       dataDir: app.getPath('userData'),
       version: app.getVersion(),
       host: 'electron',
+      workingDir: app.getPath('home'),
       ...(sqliteBinding ? { sqliteBinding } : {}),
     });
   } catch (error) {

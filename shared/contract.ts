@@ -2,10 +2,30 @@ import { z } from 'zod';
 import { defineContract, event, request } from './ipc/define.js';
 import { IdSchema, SessionSchema, TitleSchema } from './schemas/session.js';
 import { MessageSchema, MessageTextSchema } from './schemas/message.js';
+import {
+  CommandSchema,
+  TailLinesSchema,
+  TaskIdSchema,
+  TaskListSchema,
+  TaskOutputSchema,
+  TaskRowSchema,
+  TaskWithOutputSchema,
+} from './schemas/task.js';
 
 const Empty = z.object({}).strict();
 const ById = z.object({ id: IdSchema }).strict();
 const BySession = z.object({ sessionId: IdSchema }).strict();
+const ByTask = z.object({ sessionId: IdSchema, taskId: TaskIdSchema }).strict();
+const Seconds = z.number().int().positive().max(24 * 3600);
+
+/** What the operator's shell line answers: the task, and for a foreground run its output or handover notice. */
+export const ShellResultSchema = z.object({
+  task: TaskRowSchema,
+  output: TaskOutputSchema.nullable(),
+  /** Set when a foreground run was handed to the background, or could not be. */
+  notice: z.string().nullable(),
+});
+export type ShellResult = z.infer<typeof ShellResultSchema>;
 
 export const AppInfoSchema = z.object({
   version: z.string(),
@@ -53,14 +73,59 @@ export const contract = defineContract({
       output: MessageSchema,
       summary: 'Add the person\'s message to a session transcript',
     }),
+    runShell: request({
+      input: z.object({ sessionId: IdSchema, command: CommandSchema, background: z.boolean().default(false) }).strict(),
+      output: ShellResultSchema,
+      summary: 'The operator\'s shell line (!cmd in the foreground, &cmd in the background), shown in the transcript',
+    }),
+    startTask: request({
+      input: z
+        .object({
+          sessionId: IdSchema,
+          command: CommandSchema,
+          cwd: z.string().min(1).optional(),
+          expectedSeconds: Seconds.optional(),
+          timeoutSeconds: Seconds.optional(),
+          notifyOnFinish: z.boolean().optional(),
+        })
+        .strict(),
+      output: TaskRowSchema,
+      summary: 'Start a background task (queued when the pool is at its cap)',
+    }),
+    listTasks: request({ input: BySession, output: TaskListSchema, summary: 'Every task of a session, oldest first, with the running count' }),
+    getTask: request({
+      input: ByTask.extend({ tail: TailLinesSchema.optional() }).strict(),
+      output: TaskWithOutputSchema,
+      summary: 'One task with its output (the last `tail` lines when given)',
+    }),
+    stopTask: request({
+      input: ByTask,
+      output: TaskWithOutputSchema.extend({ alreadySettled: z.boolean() }),
+      summary: 'Stop a task and its whole process group; a settled task is returned as it is',
+    }),
+    clearFinishedTasks: request({
+      input: BySession,
+      output: z.object({ removed: z.array(TaskIdSchema) }),
+      summary: 'Drop the settled tasks of a session and their logs; running ones are untouched',
+    }),
   },
   events: {
     sessionUpserted: event({ payload: z.object({ session: SessionSchema }), summary: 'A session was created or changed' }),
     sessionDeleted: event({ payload: z.object({ id: IdSchema }), summary: 'A session was deleted' }),
     messageAdded: event({ payload: z.object({ message: MessageSchema }), summary: 'A message joined a transcript' }),
+    taskUpdated: event({ payload: z.object({ task: TaskRowSchema }), summary: 'A task changed state' }),
+    taskOutput: event({
+      payload: z.object({ sessionId: IdSchema, taskId: TaskIdSchema, totalBytes: z.number().int().nonnegative() }),
+      summary: 'A task printed more output (batched, at most a few times a second per task)',
+    }),
+    tasksCleared: event({
+      payload: z.object({ sessionId: IdSchema, removed: z.array(TaskIdSchema) }),
+      summary: 'Settled tasks of a session were cleared',
+    }),
   },
 });
 
 export type DroverContract = typeof contract;
 export type { Session } from './schemas/session.js';
 export type { Message, Role } from './schemas/message.js';
+export type { TaskRow, TaskOutput, TaskStatus, TaskList, TaskWithOutput } from './schemas/task.js';

@@ -4,14 +4,16 @@ export interface HostArgs {
   port: number;
   dataDir: string | undefined;
   token: string | undefined;
+  cwd: string | undefined;
   help: boolean;
 }
 
-export const HOST_USAGE = `Usage: npm run serve -- [--port N] [--data-dir DIR] [--token TOKEN]
+export const HOST_USAGE = `Usage: npm run serve -- [--port N] [--data-dir DIR] [--token TOKEN] [--cwd DIR]
 
   --port N         port on 127.0.0.1 (default 0: any free port)
   --data-dir DIR   where sessions and task logs live (default: $XDG_DATA_HOME/drover or the platform's equivalent)
-  --token TOKEN    the access token (default: a fresh random one each start; also DROVER_TOKEN)`;
+  --token TOKEN    the access token (default: a fresh random one each start; also DROVER_TOKEN)
+  --cwd DIR        where shell commands run (default: the folder the host was started in)`;
 
 /** Reads the host's flags; a bad flag is an error naming it, never a silent default. */
 export function parseHostArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): HostArgs {
@@ -21,6 +23,7 @@ export function parseHostArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
       port: { type: 'string' },
       'data-dir': { type: 'string' },
       token: { type: 'string' },
+      cwd: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -37,5 +40,5 @@ export function parseHostArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
   if (token !== undefined && !/^[A-Za-z0-9._~-]{16,256}$/.test(token)) {
     throw new Error('--token must be 16 to 256 characters of letters, digits and . _ ~ -');
   }
-  return { port, dataDir: values['data-dir'], token, help: values.help ?? false };
+  return { port, dataDir: values['data-dir'], token, cwd: values.cwd, help: values.help ?? false };
 }

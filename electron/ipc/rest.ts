@@ -13,6 +13,8 @@ interface Route {
   /** Builds the contract input from the path's captures, the query and the (camel-cased) body. */
   input: (params: string[], body: Record<string, unknown>, query: URLSearchParams) => unknown;
   status?: number;
+  /** Reshapes the contract's answer for REST (before snake-casing). */
+  present?: (value: unknown) => unknown;
 }
 
 const ID = '([^/]+)';
@@ -33,7 +35,56 @@ export const routes: readonly Route[] = [
     input: ([sessionId], body) => ({ ...body, sessionId }),
     status: 201,
   },
+  {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/background-tasks`),
+    request: 'listTasks',
+    input: ([sessionId]) => ({ sessionId }),
+  },
+  {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/background-tasks`),
+    request: 'startTask',
+    input: ([sessionId], body) => ({ ...body, sessionId }),
+    status: 201,
+  },
+  {
+    method: 'DELETE',
+    pattern: re(`/sessions/${ID}/background-tasks`),
+    request: 'clearFinishedTasks',
+    input: ([sessionId]) => ({ sessionId }),
+  },
+  {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/background-tasks/${ID}`),
+    request: 'getTask',
+    input: ([sessionId, taskId], _body, query) => ({ sessionId, taskId, ...optionalNumber(query, 'tail') }),
+  },
+  {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/background-tasks/${ID}/stop`),
+    request: 'stopTask',
+    input: ([sessionId, taskId]) => ({ sessionId, taskId }),
+  },
+  {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/shell`),
+    request: 'runShell',
+    input: ([sessionId], body) => ({ ...body, sessionId }),
+    // The operator's shell answers with the task's row, plus the output and notice of a foreground run.
+    present: (value) => {
+      const { task, output, notice } = value as { task: object; output: { text: string; truncated: boolean } | null; notice: string | null };
+      return { ...task, output: output?.text ?? null, output_truncated: output?.truncated ?? false, notice };
+    },
+  },
 ];
+
+/** A query parameter the contract wants as a number; a non-number is passed on so validation names it. */
+function optionalNumber(query: URLSearchParams, name: string): Record<string, unknown> {
+  const raw = query.get(name);
+  if (raw === null) return {};
+  return { [name]: /^-?\d+$/.test(raw) ? Number(raw) : raw };
+}
 
 function re(path: string): RegExp {
   return new RegExp(`^${REST_PREFIX}${path}/?$`);
@@ -70,7 +121,7 @@ export async function handleRest(endpoint: ServerEndpoint, req: IncomingMessage,
   const params = route.pattern.exec(url.pathname)!.slice(1).map((part) => safeDecode(part));
   const result = await endpoint.handle(route.request, route.input(params, body, url.searchParams));
   if (!result.ok) return sendError(res, result.error);
-  sendJson(res, route.status ?? 200, toSnakeKeys(result.value));
+  sendJson(res, route.status ?? 200, toSnakeKeys(route.present ? route.present(result.value) : result.value));
 }
 
 async function readJsonBody(req: IncomingMessage): Promise<{ value: Record<string, unknown> } | { error: IpcError }> {

@@ -81,6 +81,20 @@ export class SessionsService {
     return message;
   }
 
+  /** A transcript row standing for a task the person started from the composer. */
+  addToolMessage(sessionId: string, command: string, taskId: string): Message {
+    this.get(sessionId);
+    const now = this.#clock.now();
+    const message = this.#db.transaction(() => {
+      const added = this.#messages.insert(sessionId, 'tool', command, now, taskId);
+      this.#sessions.touch(sessionId, now);
+      return added;
+    })();
+    this.#bus.emit('messageAdded', { message });
+    this.#announce(sessionId);
+    return message;
+  }
+
   #announce(id: string): Session {
     const session = this.get(id);
     this.#bus.emit('sessionUpserted', { session });

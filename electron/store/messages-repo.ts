@@ -8,6 +8,7 @@ const MessageRowSchema = z.object({
   session_id: z.string(),
   role: RoleSchema,
   text: z.string(),
+  task_id: z.string().nullable(),
   created_at: z.number(),
 });
 
@@ -15,7 +16,14 @@ function toMessage(row: unknown): Message {
   const parsed = MessageRowSchema.safeParse(row);
   if (!parsed.success) throw unreadableRow('message', row, parsed.error);
   const r = parsed.data;
-  return { id: r.id, sessionId: r.session_id, role: r.role, text: r.text, createdAt: new Date(r.created_at).toISOString() };
+  return {
+    id: r.id,
+    sessionId: r.session_id,
+    role: r.role,
+    text: r.text,
+    taskId: r.task_id,
+    createdAt: new Date(r.created_at).toISOString(),
+  };
 }
 
 export class MessagesRepo {
@@ -24,17 +32,17 @@ export class MessagesRepo {
   readonly #get: Statement;
 
   constructor(db: Database) {
-    this.#list = db.prepare('SELECT id, session_id, role, text, created_at FROM messages WHERE session_id = ? ORDER BY id');
-    this.#insert = db.prepare('INSERT INTO messages (session_id, role, text, created_at) VALUES (?, ?, ?, ?)');
-    this.#get = db.prepare('SELECT id, session_id, role, text, created_at FROM messages WHERE id = ?');
+    this.#list = db.prepare('SELECT id, session_id, role, text, task_id, created_at FROM messages WHERE session_id = ? ORDER BY id');
+    this.#insert = db.prepare('INSERT INTO messages (session_id, role, text, task_id, created_at) VALUES (?, ?, ?, ?, ?)');
+    this.#get = db.prepare('SELECT id, session_id, role, text, task_id, created_at FROM messages WHERE id = ?');
   }
 
   list(sessionId: string): Message[] {
     return this.#list.all(sessionId).map(toMessage);
   }
 
-  insert(sessionId: string, role: Role, text: string, now: number): Message {
-    const { lastInsertRowid } = this.#insert.run(sessionId, role, text, now);
+  insert(sessionId: string, role: Role, text: string, now: number, taskId: string | null = null): Message {
+    const { lastInsertRowid } = this.#insert.run(sessionId, role, text, taskId, now);
     return toMessage(this.#get.get(lastInsertRowid));
   }
 }

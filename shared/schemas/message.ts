@@ -3,7 +3,8 @@ import { IdSchema, TimestampSchema } from './session.js';
 
 export const MESSAGE_TEXT_MAX = 100_000;
 
-export const RoleSchema = z.enum(['user', 'assistant', 'system']);
+/** `tool` rows stand for a task (a shell line now, the model's tool calls later). */
+export const RoleSchema = z.enum(['user', 'assistant', 'system', 'tool']);
 export type Role = z.infer<typeof RoleSchema>;
 
 export const MessageSchema = z.object({
@@ -11,6 +12,8 @@ export const MessageSchema = z.object({
   sessionId: IdSchema,
   role: RoleSchema,
   text: z.string(),
+  /** The task a tool row stands for. */
+  taskId: z.string().nullable(),
   createdAt: TimestampSchema,
 });
 export type Message = z.infer<typeof MessageSchema>;

@@ -4,7 +4,7 @@ import { defaultDataDir } from '../../electron/core/paths.js';
 
 describe('host flags', () => {
   it('defaults to any free port, no data dir and no fixed token', () => {
-    expect(parseHostArgs([], {})).toEqual({ port: 0, dataDir: undefined, token: undefined, help: false });
+    expect(parseHostArgs([], {})).toEqual({ port: 0, dataDir: undefined, token: undefined, cwd: undefined, help: false });
   });
 
   it('reads port, data dir and token', () => {
@@ -12,6 +12,7 @@ describe('host flags', () => {
       port: 8123,
       dataDir: '/tmp/d',
       token: 'abcdefghijklmnop',
+      cwd: undefined,
       help: false,
     });
     expect(parseHostArgs([], { DROVER_TOKEN: 'fromtheenvironment' }).token).toBe('fromtheenvironment');

@@ -16,7 +16,7 @@ async function start(port = 0, dataDir = tempDir()) {
   const staticDir = join(dataDir, 'ui');
   mkdirSync(staticDir, { recursive: true });
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Drover</title>');
-  const services = createServices({ dataDir, version: '1.2.3', host: 'headless' });
+  const services = createServices({ dataDir, version: '1.2.3', host: 'headless', workingDir: dataDir });
   const server = await startHostServer({ endpoint: services, token: TOKEN, port, staticDir });
   running.push({ server, services });
   return { server, services, base: `http://127.0.0.1:${server.port}`, dataDir };
@@ -24,7 +24,7 @@ async function start(port = 0, dataDir = tempDir()) {
 
 async function stop(entry: { server: HostServer; services: Services }) {
   await entry.server.close();
-  entry.services.dispose();
+  await entry.services.shutdown();
   running.splice(running.indexOf(entry), 1);
 }
 

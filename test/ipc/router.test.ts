@@ -89,7 +89,8 @@ describe('contract router', () => {
 
 describe('typed client over the in-memory transport', () => {
   it('runs the real services and throws DroverError on failure', async () => {
-    const services = createServices({ dataDir: tempDir(), version: '9.9.9', host: 'headless' });
+    const dataDir = tempDir();
+    const services = createServices({ dataDir, version: '9.9.9', host: 'headless', workingDir: dataDir });
     try {
       const api = createApi(contract, connectInMemory(services));
       const seen: string[] = [];
@@ -105,7 +106,7 @@ describe('typed client over the in-memory transport', () => {
       await expect(api.createSession({ title: '   ' })).rejects.toMatchObject({ code: 'invalid_input', path: 'title' });
       expect((await api.appInfo()).version).toBe('9.9.9');
     } finally {
-      services.dispose();
+      await services.shutdown();
     }
   });
 

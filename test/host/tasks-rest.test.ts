@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServices, type Services } from '../../electron/core/services.js';
+import { startHostServer, type HostServer } from '../../electron/host/server.js';
+import { tempDir } from '../helpers.js';
+
+const TOKEN = 'test-token-0123456789abcdef';
+const auth = { Authorization: `Bearer ${TOKEN}` };
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start(policy = {}) {
+  const dataDir = tempDir();
+  const services: Services = createServices({ dataDir, version: '1', host: 'headless', workingDir: dataDir, policy });
+  const server: HostServer = await startHostServer({ endpoint: services, token: TOKEN, port: 0, staticDir: join(dataDir, 'ui') });
+  cleanups.push(async () => {
+    await server.close();
+    await services.shutdown();
+  });
+  const base = `http://127.0.0.1:${server.port}/api`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, { method, headers: auth, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+  const session = (await call('POST', '/sessions', { title: 'tasks' })).body.id as string;
+  return { services, call, session, dataDir };
+}
+
+describe('background tasks over REST', () => {
+  it('runs the operator shell in the background and foreground, with rows in snake_case', async () => {
+    const { call, session } = await start();
+    const bg = await call('POST', `/sessions/${session}/shell`, { command: 'echo from-bg; sleep 0.3', background: true });
+    expect(bg.status).toBe(200);
+    expect(bg.body).toMatchObject({ kind: 'command', command: 'echo from-bg; sleep 0.3', running: true, output: null });
+    for (const key of ['id', 'status', 'cwd', 'exit_code', 'signal', 'started_at', 'ended_at', 'elapsed_seconds', 'overdue', 'running']) {
+      expect(bg.body).toHaveProperty(key);
+    }
+    const fg = await call('POST', `/sessions/${session}/shell`, { command: 'echo hello; exit 4' });
+    expect(fg.body).toMatchObject({ status: 'failed', exit_code: 4, output: 'hello', notice: null, foreground: false });
+
+    for (let i = 0; i < 100 && (await call('GET', `/sessions/${session}/background-tasks/${bg.body.id}`)).body.task.running; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const list = await call('GET', `/sessions/${session}/background-tasks`);
+    expect(list.body.tasks.map((t: { id: string }) => t.id)).toEqual([bg.body.id, fg.body.id]);
+    expect(list.body).toHaveProperty('running_count');
+    const one = await call('GET', `/sessions/${session}/background-tasks/${bg.body.id}?tail=5`);
+    expect(one.body).toMatchObject({ task: { status: 'succeeded', exit_code: 0 }, output: { text: 'from-bg', truncated: false } });
+
+    const messages = await call('GET', `/sessions/${session}/messages`);
+    expect(messages.body.map((m: { role: string; task_id: string }) => [m.role, m.task_id])).toEqual([
+      ['tool', bg.body.id],
+      ['tool', fg.body.id],
+    ]);
+  });
+
+  it('stops a task, tells an already settled one apart, and clears only finished tasks', async () => {
+    const { call, session } = await start();
+    const long = await call('POST', `/sessions/${session}/background-tasks`, { command: 'sleep 30', expected_seconds: 5 });
+    expect(long.status).toBe(201);
+    expect(long.body).toMatchObject({ expected_seconds: 5, timeout_seconds: 60, status: 'running' });
+    const quick = await call('POST', `/sessions/${session}/shell`, { command: 'true' });
+    const cleared = await call('DELETE', `/sessions/${session}/background-tasks`);
+    expect(cleared.body).toEqual({ removed: [quick.body.id] });
+    const stopped = await call('POST', `/sessions/${session}/background-tasks/${long.body.id}/stop`);
+    expect(stopped.body).toMatchObject({ already_settled: false, task: { status: 'stopped', exit_code: 143, signal: 'SIGTERM' } });
+    const again = await call('POST', `/sessions/${session}/background-tasks/${long.body.id}/stop`);
+    expect(again.body).toMatchObject({ already_settled: true, task: { status: 'stopped' } });
+  });
+
+  it('answers bad ids and bodies with 4xx and a message', async () => {
+    const { call, session } = await start();
+    const cases: [string, string, unknown, number, RegExp][] = [
+      ['GET', `/sessions/${session}/background-tasks/bg_999`, undefined, 404, /No task with id "bg_999"/],
+      ['GET', `/sessions/${session}/background-tasks/not-an-id`, undefined, 400, /task_id/],
+      ['GET', `/sessions/${session}/background-tasks/bg_1?tail=lots`, undefined, 400, /tail/],
+      ['GET', `/sessions/${session}/background-tasks/bg_1?tail=0`, undefined, 400, /tail/],
+      ['POST', `/sessions/${session}/background-tasks/bg_999/stop`, undefined, 404, /bg_999/],
+      ['GET', `/sessions/nosuchsession/background-tasks`, undefined, 404, /No session/],
+      ['POST', `/sessions/${session}/shell`, { command: '' }, 400, /command/],
+      ['POST', `/sessions/${session}/shell`, { command: 'echo', background: 'yes' }, 400, /background/],
+      ['POST', `/sessions/${session}/background-tasks`, { command: 'true', timeout_seconds: -1 }, 400, /timeout_seconds/],
+    ];
+    for (const [method, path, body, status, pattern] of cases) {
+      const res = await call(method, path, body);
+      expect(res.status, `${method} ${path}`).toBe(status);
+      expect(res.body.error.message, `${method} ${path}`).toMatch(pattern);
+    }
+  });
+
+  it('hands a foreground run that outlives its wait to the background, with the notice first', async () => {
+    const { call, session } = await start({ foregroundWaitMs: 500 });
+    const res = await call('POST', `/sessions/${session}/shell`, { command: 'echo serving; sleep 2; echo later' });
+    expect(res.body).toMatchObject({ status: 'running', adopted: true, foreground: false, timeout_seconds: 3600, output: 'serving' });
+    expect(res.body.notice).toMatch(new RegExp(`^Command still running after 1 s\\. It was NOT cancelled: it now runs as background task ${res.body.id}`));
+    expect(res.body.notice).toMatch(/Do NOT run this command again/);
+  });
+
+  it('deleting a session stops its tasks', async () => {
+    const { call, session, services } = await start();
+    const task = await call('POST', `/sessions/${session}/background-tasks`, { command: 'sleep 30' });
+    const pid = task.body.pid as number;
+    expect((await call('DELETE', `/sessions/${session}`)).status).toBe(200);
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(services.pool.runningBackgroundCount).toBe(0);
+  });
+});
+
+const root = resolve(import.meta.dirname, '../..');
+
+function spawnHost(dataDir: string): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'electron/host.ts'), '--data-dir', dataDir, '--token', TOKEN, '--cwd', dataDir], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolvePromise, reject) => {
+    child.once('exit', (code) => reject(new Error(`host exited early with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(line);
+      if (match) resolvePromise({ child, base: `${match[1]}/api` });
+    });
+  });
+}
+
+describe('a restart of the host', () => {
+  it('shows the earlier run\'s running tasks as orphaned', async () => {
+    const dataDir = tempDir();
+    mkdirSync(dataDir, { recursive: true });
+    const first = await spawnHost(dataDir);
+    const call = async (base: string, method: string, path: string, body?: unknown) =>
+      (await fetch(`${base}${path}`, { method, headers: auth, ...(body ? { body: JSON.stringify(body) } : {}) })).json() as Promise<any>;
+    const session = (await call(first.base, 'POST', '/sessions', {})).id;
+    const task = await call(first.base, 'POST', `/sessions/${session}/background-tasks`, { command: 'sleep 60' });
+    const done = await call(first.base, 'POST', `/sessions/${session}/shell`, { command: 'echo ok' });
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    cleanups.push(async () => {
+      try {
+        process.kill(-task.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    });
+
+    const second = await spawnHost(dataDir);
+    cleanups.push(async () => {
+      second.child.kill('SIGTERM');
+      await new Promise((r) => second.child.once('exit', r));
+    });
+    const list = await call(second.base, 'GET', `/sessions/${session}/background-tasks`);
+    const byId = Object.fromEntries(list.tasks.map((t: { id: string }) => [t.id, t]));
+    expect(byId[task.id]).toMatchObject({ status: 'orphaned', running: false });
+    expect(byId[done.id]).toMatchObject({ status: 'succeeded' });
+    expect(list.running_count).toBe(0);
+    const next = await call(second.base, 'POST', `/sessions/${session}/background-tasks`, { command: 'true' });
+    expect(Number(next.id.split('_')[1])).toBeGreaterThan(Number(done.id.split('_')[1]));
+  }, 60_000);
+});
