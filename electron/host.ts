@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const dataDir = resolve(args.dataDir ?? defaultDataDir());
   let services;
   try {
-    services = createServices({ dataDir, version: readAppVersion(appRoot), host: 'headless', workingDir: resolve(args.cwd ?? process.cwd()) });
+    services = createServices({ dataDir, version: readAppVersion(appRoot), host: 'headless', checkOutputs: false, workingDir: resolve(args.cwd ?? process.cwd()) });
   } catch (error) {
     if (error instanceof StoreOpenError) {
       console.error(`drover: ${error.message}`);

@@ -42,7 +42,7 @@ function start(): void {
     services = createServices({
       dataDir: app.getPath('userData'),
       version: app.getVersion(),
-      host: 'electron',
+      host: 'electron', checkOutputs: false,
       workingDir: app.getPath('home'),
       ...(sqliteBinding ? { sqliteBinding } : {}),
     });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { DroverError } from '../../shared/ipc/errors.js';
-import type { TaskKind, TaskOutput, TaskRow } from '../../shared/schemas/task.js';
+import { isSettled, type TaskKind, type TaskOutput, type TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
 import { describeExit } from './exit-codes.js';
 import { OutputWindow } from './output-window.js';
@@ -77,6 +77,8 @@ export class TaskPool {
   readonly #sessions = new Map<string, Map<string, TaskRecord>>();
   readonly #live = new Map<string, Live>();
   readonly #queue: Live[] = [];
+  /** Rows of settled records never change within a run: computed once, dropped when the record is saved. */
+  readonly #settledRows = new Map<string, TaskRow>();
   #draining = false;
   /** Background launches in flight (started, runner not yet answered): they count against the cap. */
   #launching = 0;
@@ -102,7 +104,7 @@ export class TaskPool {
   /** Background tasks of this run now running (the cap counts these). */
   get runningBackgroundCount(): number {
     let count = this.#launching;
-    for (const live of this.#live.values()) if (live.record.status === 'running' && !live.record.foreground) count++;
+    for (const live of this.#live.values()) if (live.record.status === 'running' && inBackground(live.record)) count++;
     return count;
   }
 
@@ -150,7 +152,7 @@ export class TaskPool {
    */
   adopt(id: string): string | null {
     const live = this.#live.get(id);
-    if (!live || !live.record.foreground) return null;
+    if (!live || !live.record.foreground || live.record.adopted) return null;
     if (!this.policy.enabled) return 'background tasks are turned off in the settings';
     if (this.#draining) return 'Drover is shutting down';
     const running = this.runningBackgroundCount;
@@ -158,7 +160,6 @@ export class TaskPool {
       return `the pool is full (${running} of ${this.policy.maxConcurrent} background tasks running)`;
     }
     const record = live.record;
-    record.foreground = false;
     record.adopted = true;
     record.notify = false;
     // No estimate stands behind it, and the limit it just outlived must not be reused: it gets the maximum.
@@ -242,6 +243,7 @@ export class TaskPool {
     this.#repo.deleteMany(removed.map((record) => record.id));
     for (const record of removed) {
       records.delete(record.id);
+      this.#settledRows.delete(record.id);
       await rm(join(record.logPath, '..'), { recursive: true, force: true });
     }
     return removed.map((record) => record.id);
@@ -252,6 +254,7 @@ export class TaskPool {
     const lives = [...this.#live.values()].filter((live) => live.record.sessionId === sessionId);
     await Promise.all(lives.map((live) => this.stop(sessionId, live.record.id, 'shutdown', 'its session was deleted')));
     this.#sessions.delete(sessionId);
+    for (const id of [...this.#settledRows.keys()]) if (this.#settledRows.get(id)!.sessionId === sessionId) this.#settledRows.delete(id);
   }
 
   /** Shutdown: take nothing new, stop everything, wait for every log to be flushed. */
@@ -264,10 +267,8 @@ export class TaskPool {
   #create(request: StartRequest, foreground: boolean): Live {
     const kind = request.kind ?? 'command';
     if (!this.#runners[kind]) throw new DroverError('unavailable', `No runner for ${kind} tasks`);
-    const seq = this.#repo.nextSeq();
-    const id = taskId(kind, seq);
-    const record: TaskRecord = {
-      id,
+    const record = this.#repo.create((seq) => ({
+      id: taskId(kind, seq),
       seq,
       sessionId: request.sessionId,
       kind,
@@ -291,10 +292,10 @@ export class TaskPool {
       notify: !foreground && (request.notifyOnFinish ?? false),
       adopted: false,
       foreground,
-      logPath: join(this.#dataDir, 'sessions', request.sessionId, 'background', id, 'output.log'),
-    };
+      logPath: join(this.#dataDir, 'sessions', request.sessionId, 'background', taskId(kind, seq), 'output.log'),
+    }));
+    const id = record.id;
     this.#records(request.sessionId).set(id, record);
-    this.#repo.insert(record);
     let resolveSettled!: (record: TaskRecord) => void;
     const settled = new Promise<TaskRecord>((resolve) => (resolveSettled = resolve));
     const live: Live = {
@@ -390,7 +391,6 @@ export class TaskPool {
     record.signal = report.signal;
     record.exitNote = report.note;
     record.endedAt = this.#now();
-    record.foreground = false;
     if (forced) record.status = forced;
     else if (live.endReason === 'timed_out') {
       record.status = 'timed_out';
@@ -407,6 +407,7 @@ export class TaskPool {
   }
 
   #save(record: TaskRecord): void {
+    this.#settledRows.delete(record.id);
     this.#repo.update(record);
     this.#emit(record);
   }
@@ -416,8 +417,13 @@ export class TaskPool {
   }
 
   #row(record: TaskRecord, now: number): TaskRow {
+    const cached = this.#settledRows.get(record.id);
+    if (cached) return cached;
     const live = this.#live.get(record.id);
-    return toTaskRow(record, { now, runId: this.#runId, lastOutputAt: live?.lastOutputAt ?? null, silentAfterMs: this.policy.silentAfterMs });
+    const row = toTaskRow(record, { now, runId: this.#runId, lastOutputAt: live?.lastOutputAt ?? null, silentAfterMs: this.policy.silentAfterMs });
+    // An orphaned row's elapsed time keeps growing, so only truly settled rows are kept.
+    if (!live && row.status !== 'orphaned' && isSettled(row.status)) this.#settledRows.set(record.id, row);
+    return row;
   }
 
   #records(sessionId: string): Map<string, TaskRecord> {
@@ -447,6 +453,11 @@ export class TaskPool {
     if (!record) throw new DroverError('not_found', `No task with id "${id}" in this session`, { path: 'taskId' });
     return record;
   }
+}
+
+/** Counted against the cap: started in the background, or handed to it. */
+function inBackground(record: TaskRecord): boolean {
+  return !record.foreground || record.adopted;
 }
 
 function endReasonText(reason: EndReason, detail: string | null): string {

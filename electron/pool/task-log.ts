@@ -6,10 +6,17 @@ import { dirname } from 'node:path';
  * The on-disk record of a task's output: every raw byte, in order. Writes report
  * backpressure so the producer can be paused instead of buffering without bound.
  */
+/** Small terminal reads (a pty hands over about 4 KiB at a time) are gathered into writes of up to this size. */
+export const LOG_WRITE_BATCH_BYTES = 256 * 1024;
+
 export class TaskLog {
   readonly path: string;
   readonly #stream: WriteStream;
   #failed: Error | null = null;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #flushScheduled = false;
+  #behind = false;
 
   constructor(path: string) {
     this.path = path;
@@ -23,7 +30,26 @@ export class TaskLog {
   /** False when the caller should pause until `onDrain`. */
   write(chunk: Buffer): boolean {
     if (this.#failed) return true;
-    return this.#stream.write(chunk);
+    this.#pending.push(chunk);
+    this.#pendingBytes += chunk.length;
+    if (this.#pendingBytes >= LOG_WRITE_BATCH_BYTES) this.#flush();
+    else if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.#flush());
+    }
+    return !this.#behind;
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#pendingBytes === 0 || this.#failed) return;
+    const data = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending, this.#pendingBytes);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    if (!this.#stream.write(data)) {
+      this.#behind = true;
+      this.#stream.once('drain', () => (this.#behind = false));
+    }
   }
 
   onDrain(listener: () => void): void {
@@ -35,6 +61,7 @@ export class TaskLog {
   }
 
   close(): Promise<void> {
+    this.#flush();
     return new Promise((resolve) => {
       if (this.#stream.closed || this.#stream.destroyed) return resolve();
       this.#stream.end(() => resolve());

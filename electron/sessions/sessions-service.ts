@@ -69,11 +69,7 @@ export class SessionsService {
     const now = this.#clock.now();
     const message = this.#db.transaction(() => {
       const added = this.#messages.insert(sessionId, 'user', text, now);
-      if (session.messageCount === 0 && session.title === DEFAULT_SESSION_TITLE) {
-        this.#sessions.rename(sessionId, titleFrom(text), now);
-      } else {
-        this.#sessions.touch(sessionId, now);
-      }
+      this.#titleOrTouch(session, text, now);
       return added;
     })();
     this.#bus.emit('messageAdded', { message });
@@ -83,16 +79,22 @@ export class SessionsService {
 
   /** A transcript row standing for a task the person started from the composer. */
   addToolMessage(sessionId: string, command: string, taskId: string): Message {
-    this.get(sessionId);
     const now = this.#clock.now();
+    const session = this.get(sessionId);
     const message = this.#db.transaction(() => {
       const added = this.#messages.insert(sessionId, 'tool', command, now, taskId);
-      this.#sessions.touch(sessionId, now);
+      this.#titleOrTouch(session, command, now);
       return added;
     })();
     this.#bus.emit('messageAdded', { message });
     this.#announce(sessionId);
     return message;
+  }
+
+  /** An untitled session takes its title from its first message or shell line; any other just moves up. */
+  #titleOrTouch(session: Session, text: string, now: number): void {
+    if (session.messageCount === 0 && session.title === DEFAULT_SESSION_TITLE) this.#sessions.rename(session.id, titleFrom(text), now);
+    else this.#sessions.touch(session.id, now);
   }
 
   #announce(id: string): Session {

@@ -140,6 +140,15 @@ export class TasksRepo {
     this.#insert.run(toParams(record));
   }
 
+  /** Takes the next sequence number and stores the record built from it, in one transaction. */
+  create(build: (seq: number) => TaskRecord): TaskRecord {
+    return this.#db.transaction(() => {
+      const record = build(this.nextSeq());
+      this.insert(record);
+      return record;
+    })();
+  }
+
   update(record: TaskRecord): void {
     this.#update.run(toParams(record));
   }

@@ -16,7 +16,7 @@ export interface WebSocketLike {
 export interface WsClientOptions {
   url: string;
   createSocket: (url: string) => WebSocketLike;
-  /** How long a call may wait for a connection and an answer before it fails. */
+  /** How long a call may wait for a connection before it fails. */
   callTimeoutMs?: number;
 }
 
@@ -29,6 +29,7 @@ const OPEN = 1;
 interface Pending {
   frame: CallFrame;
   resolve: (result: Result<unknown>) => void;
+  /** Runs only until the call is on the wire; after that a drop of the socket is what fails it. */
   timer: ReturnType<typeof setTimeout>;
   sent: boolean;
 }
@@ -64,6 +65,8 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     if (socket && socket.readyState === OPEN) {
       socket.send(JSON.stringify(entry.frame));
       entry.sent = true;
+      // Some calls legitimately take long (a foreground shell line waits up to its handover); the answer always comes or the socket drops.
+      clearTimeout(entry.timer);
     }
   };
 
@@ -134,7 +137,7 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
         const id = nextId++;
         const timer = setTimeout(() => {
           pending.delete(id);
-          resolve(failure('disconnected', `No answer from Drover to ${name} within ${Math.round(callTimeoutMs / 1000)} s`));
+          resolve(failure('disconnected', `Could not reach Drover for ${name} within ${Math.round(callTimeoutMs / 1000)} s`));
         }, callTimeoutMs);
         const entry: Pending = { frame: { t: 'call', id, name, input }, resolve, timer, sent: false };
         pending.set(id, entry);

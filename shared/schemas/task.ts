@@ -45,7 +45,7 @@ export const TaskRowSchema = z.object({
   notifyOnFinish: z.boolean(),
   /** Started in the foreground and handed to the pool when it outlived its wait. */
   adopted: z.boolean(),
-  /** Still attached to the turn (or shell line) that started it. */
+  /** Started in the foreground (a `!` line, a foreground tool call); with `adopted`, later handed to the background. */
   foreground: z.boolean(),
   logPath: z.string(),
 });

@@ -41,7 +41,7 @@ describe('background tasks over REST', () => {
       expect(bg.body).toHaveProperty(key);
     }
     const fg = await call('POST', `/sessions/${session}/shell`, { command: 'echo hello; exit 4' });
-    expect(fg.body).toMatchObject({ status: 'failed', exit_code: 4, output: 'hello', notice: null, foreground: false });
+    expect(fg.body).toMatchObject({ status: 'failed', exit_code: 4, output: 'hello', notice: null, foreground: true, adopted: false });
 
     for (let i = 0; i < 100 && (await call('GET', `/sessions/${session}/background-tasks/${bg.body.id}`)).body.task.running; i++) {
       await new Promise((r) => setTimeout(r, 50));
@@ -96,7 +96,7 @@ describe('background tasks over REST', () => {
   it('hands a foreground run that outlives its wait to the background, with the notice first', async () => {
     const { call, session } = await start({ foregroundWaitMs: 500 });
     const res = await call('POST', `/sessions/${session}/shell`, { command: 'echo serving; sleep 2; echo later' });
-    expect(res.body).toMatchObject({ status: 'running', adopted: true, foreground: false, timeout_seconds: 3600, output: 'serving' });
+    expect(res.body).toMatchObject({ status: 'running', adopted: true, foreground: true, timeout_seconds: 3600, output: 'serving' });
     expect(res.body.notice).toMatch(new RegExp(`^Command still running after 1 s\\. It was NOT cancelled: it now runs as background task ${res.body.id}`));
     expect(res.body.notice).toMatch(/Do NOT run this command again/);
   });
@@ -126,6 +126,21 @@ function spawnHost(dataDir: string): Promise<{ child: ChildProcess; base: string
     });
   });
 }
+
+describe('stopping the host', () => {
+  it('stops every running task as a group before it exits', async () => {
+    const dataDir = tempDir();
+    const host = await spawnHost(dataDir);
+    const call = async (method: string, path: string, body?: unknown) =>
+      (await fetch(`${host.base}${path}`, { method, headers: auth, ...(body ? { body: JSON.stringify(body) } : {}) })).json() as Promise<any>;
+    const session = (await call('POST', '/sessions', {})).id;
+    const task = await call('POST', `/sessions/${session}/background-tasks`, { command: "(trap '' HUP; sleep 60) & sleep 60" });
+    host.child.kill('SIGTERM');
+    const code = await new Promise((r) => host.child.once('exit', r));
+    expect(code).toBe(0);
+    expect(() => process.kill(-task.pid, 0)).toThrow();
+  }, 30_000);
+});
 
 describe('a restart of the host', () => {
   it('shows the earlier run\'s running tasks as orphaned', async () => {

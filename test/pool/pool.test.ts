@@ -194,7 +194,8 @@ describe('task pool with real processes', () => {
     expect(await pool.waitFor(task.id, 300)).toBeNull();
     expect(pool.adopt(task.id)).toBeNull();
     const row = pool.row(sessionId, task.id);
-    expect(row).toMatchObject({ adopted: true, foreground: false, timeoutSeconds: 3600, notifyOnFinish: false, status: 'running' });
+    expect(row).toMatchObject({ adopted: true, foreground: true, timeoutSeconds: 3600, notifyOnFinish: false, status: 'running' });
+    expect(pool.runningBackgroundCount).toBe(1);
     expect(row.elapsedSeconds).toBeGreaterThanOrEqual(0.2);
     const done = await pool.waitFor(task.id, 5_000);
     expect(done!.status).toBe('succeeded');

@@ -1,5 +1,5 @@
 import { DroverError } from '@shared/ipc/errors.js';
-import type { Role } from '@shared/contract.js';
+import type { Role, TaskRow, TaskStatus } from '@shared/contract.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -46,7 +46,7 @@ export function messageCountLabel(count: number): string {
   return count === 1 ? '1 message' : `${count} messages`;
 }
 
-const ROLE_LABELS: Record<Role, string> = { user: 'You', assistant: 'Assistant', system: 'System' };
+const ROLE_LABELS: Record<Role, string> = { user: 'You', assistant: 'Assistant', system: 'System', tool: 'Shell' };
 
 export function roleLabel(role: Role): string {
   return ROLE_LABELS[role];
@@ -57,4 +57,45 @@ export function errorMessage(error: unknown): string {
   if (error instanceof DroverError) return error.message;
   if (error instanceof Error && error.message) return error.message;
   return 'Something went wrong';
+}
+
+const STATUS_LABELS: Record<TaskStatus, string> = {
+  queued: 'queued',
+  running: 'running',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  timed_out: 'timed out',
+  stopped: 'stopped',
+  orphaned: 'orphaned',
+};
+
+export function taskStatusLabel(status: TaskStatus): string {
+  return STATUS_LABELS[status];
+}
+
+/** A stopwatch reading: "0.4 s" (tenths under 10 s unless whole), "12 s", "3 min 05 s", "1 h 02 min". */
+export function elapsedLabel(seconds: number): string {
+  const s = Math.max(0, seconds);
+  if (s < 10 && !Number.isInteger(s)) return `${(Math.floor(s * 10) / 10).toFixed(1)} s`;
+  if (s < 60) return `${Math.floor(s)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(Math.floor(s % 60)).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+/** A coarse duration for quiet spells: "45 s", "2 min", "1 h 10 min". */
+export function durationLabel(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  const minutes = Math.floor((seconds % 3600) / 60);
+  return minutes === 0 ? `${Math.floor(seconds / 3600)} h` : `${Math.floor(seconds / 3600)} h ${minutes} min`;
+}
+
+/** How a settled task ended, shell style: "exit 1 · no matches found", "exit 143 · SIGTERM". Null while it runs. */
+export function exitLabel(task: TaskRow): string | null {
+  if (task.status === 'queued' || task.status === 'running') return null;
+  const parts: string[] = [];
+  if (task.exitCode !== null) parts.push(`exit ${task.exitCode}`);
+  if (task.signal && !(task.exitNote ?? '').includes(task.signal)) parts.push(task.signal);
+  if (task.exitNote) parts.push(task.exitNote);
+  return parts.length > 0 ? parts.join(' · ') : null;
 }

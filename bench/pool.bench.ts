@@ -1,0 +1,191 @@
+/**
+ * `npm run bench`: the pool's figures, each against a baseline measured in the same run on
+ * the same machine, printed as ratios. Not part of `npm test`: timings are not assertions.
+ */
+import { spawn } from 'node:child_process';
+import { spawn as spawnPty } from '@lydell/node-pty';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { openDatabase } from '../electron/store/database.js';
+import { TasksRepo } from '../electron/store/tasks-repo.js';
+import { CommandRunner, defaultShell } from '../electron/pool/command-runner.js';
+import { TaskPool } from '../electron/pool/pool.js';
+import type { Runner } from '../electron/pool/runner.js';
+import type { TaskRecord } from '../electron/pool/task-record.js';
+import { createServices } from '../electron/core/services.js';
+
+const INGEST_BYTES = 50 * 1024 * 1024;
+const SPAWN_ROUNDS = 25;
+const LIST_TASKS = 10_000;
+const LIST_ROUNDS = 50;
+
+const dir = mkdtempSync(join(tmpdir(), 'drover-bench-'));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+
+/** Records when each task's first byte reaches the pool, by wrapping the sink the pool hands its runner. */
+class FirstByteProbe implements Runner {
+  readonly firstByte = new Map<string, number>();
+  constructor(private readonly inner: Runner) {}
+  start: Runner['start'] = (spec, onOutput) =>
+    this.inner.start(spec, (chunk) => {
+      if (!this.firstByte.has(spec.taskId)) this.firstByte.set(spec.taskId, performance.now());
+      onOutput(chunk);
+    });
+}
+
+function makePool(name: string, runner: Runner) {
+  const dataDir = join(dir, name);
+  const db = openDatabase(join(dataDir, 'drover.sqlite'));
+  db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('bench', 'bench', 0, 0)").run();
+  const pool = new TaskPool({
+    repo: new TasksRepo(db),
+    runners: { command: runner },
+    dataDir,
+    runId: 'bench',
+    listener: { taskChanged: () => {}, taskOutput: () => {} },
+  });
+  return { pool, db, dataDir };
+}
+
+/** The ceiling any pty-based runner has here: node-pty reading and discarding the same output. */
+function rawPtyRun(command: string): Promise<void> {
+  return new Promise((resolve) => {
+    const terminal = spawnPty(defaultShell(), ['-c', command], { cols: 160, rows: 40, cwd: dir, env: process.env as Record<string, string>, encoding: null } as Parameters<typeof spawnPty>[2]);
+    terminal.onData(() => {});
+    terminal.onExit(() => resolve());
+  });
+}
+
+function runShell(command: string, onFirstByte?: () => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // The same shell the pool's runner uses, so the comparison is the same command started two ways.
+    const child = spawn(defaultShell(), ['-c', command], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.once('data', () => onFirstByte?.());
+    child.stdout.resume();
+    child.once('error', reject);
+    child.once('close', () => resolve());
+  });
+}
+
+async function writeSample(path: string): Promise<void> {
+  const line = `${'0123456789abcdefghijklmnopqrstuvwxyz'.repeat(2)}-build-output-line\n`;
+  const stream = createWriteStream(path);
+  let written = 0;
+  while (written < INGEST_BYTES) {
+    const chunk = line.repeat(1024);
+    written += chunk.length;
+    if (!stream.write(chunk)) await new Promise<void>((r) => stream.once('drain', () => r()));
+  }
+  await new Promise<void>((r) => stream.end(() => r()));
+}
+
+async function ingest(): Promise<void> {
+  const sample = join(dir, 'sample.txt');
+  await writeSample(sample);
+  const { pool } = makePool('ingest', new CommandRunner());
+  const runs = 3;
+  const baseline: number[] = [];
+  const rawPty: number[] = [];
+  const pooled: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    let t = performance.now();
+    await runShell(`cat '${sample}' > '${join(dir, `copy-${i}.txt`)}'`);
+    baseline.push(performance.now() - t);
+    t = performance.now();
+    await rawPtyRun(`cat '${sample}'`);
+    rawPty.push(performance.now() - t);
+    t = performance.now();
+    const task = await pool.start({ sessionId: 'bench', command: `cat '${sample}'`, cwd: dir });
+    const done = (await pool.waitFor(task.id, 600_000)) as TaskRecord;
+    pooled.push(performance.now() - t);
+    if (done.status !== 'succeeded') throw new Error(`ingest task ended ${done.status}`);
+  }
+  const mb = INGEST_BYTES / 1024 / 1024;
+  const baseRate = mb / (median(baseline) / 1000);
+  const poolRate = mb / (median(pooled) / 1000);
+  const ptyRate = mb / (median(rawPty) / 1000);
+  console.log(
+    `ingest (${mb} MB, median of ${runs}): pool ${fmt(poolRate, 0)} MB/s, cat to a file ${fmt(baseRate, 0)} MB/s, ratio ${fmt(poolRate / baseRate)} (target >= 0.50)\n` +
+      `  the same bytes through a bare node-pty terminal that does nothing with them: ${fmt(ptyRate, 0)} MB/s; pool / bare pty ${fmt(poolRate / ptyRate)}`,
+  );
+}
+
+async function firstByte(): Promise<void> {
+  const probe = new FirstByteProbe(new CommandRunner());
+  const { pool } = makePool('spawn', probe);
+  const baseline: number[] = [];
+  const pooled: number[] = [];
+  for (let i = 0; i < SPAWN_ROUNDS; i++) {
+    let t = performance.now();
+    let first = 0;
+    await runShell('echo ready', () => (first = performance.now()));
+    baseline.push(first - t);
+    t = performance.now();
+    const task = await pool.start({ sessionId: 'bench', command: 'echo ready', cwd: dir });
+    await pool.waitFor(task.id, 10_000);
+    pooled.push(probe.firstByte.get(task.id)! - t);
+  }
+  const ratio = median(pooled) / median(baseline);
+  console.log(`spawn to first byte (median of ${SPAWN_ROUNDS}): pool ${fmt(median(pooled))} ms, child_process ${fmt(median(baseline))} ms, ratio ${fmt(ratio)} (target < 1.50)`);
+}
+
+async function list(): Promise<void> {
+  const dataDir = join(dir, 'list');
+  const db = openDatabase(join(dataDir, 'drover.sqlite'));
+  db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('bench', 'bench', 0, 0)").run();
+  const repo = new TasksRepo(db);
+  const now = Date.now();
+  db.transaction(() => {
+    for (let i = 0; i < LIST_TASKS; i++) {
+      const seq = repo.nextSeq();
+      repo.insert({
+        id: `bg_${seq}`, seq, sessionId: 'bench', kind: 'command', command: `npm run build -- --step ${i}`, cwd: '/work',
+        status: i % 7 === 0 ? 'failed' : 'succeeded', exitCode: i % 7 === 0 ? 1 : 0, signal: null, exitNote: null, error: null,
+        pid: 1000 + i, pgid: 1000 + i, processStart: '1', bootId: 'b', runId: 'earlier', queuedAt: now - 1000, startedAt: now - 900,
+        endedAt: now - 100, expectedSeconds: null, timeoutSeconds: 900, notify: false, adopted: false, foreground: false,
+        logPath: `/data/sessions/bench/background/bg_${seq}/output.log`,
+      });
+    }
+  })();
+  const select = db.prepare('SELECT * FROM tasks WHERE session_id = ?');
+  const baseline: number[] = [];
+  for (let i = 0; i < LIST_ROUNDS; i++) {
+    const t = performance.now();
+    select.all('bench');
+    baseline.push(performance.now() - t);
+  }
+  db.close();
+
+  // The whole request path: contract validation, the pool, the answer checked against the contract.
+  // As the shipped app runs it: answers are not re-checked against the contract.
+  const services = createServices({ dataDir, version: 'bench', host: 'headless', workingDir: dataDir, checkOutputs: false, warn: () => {} });
+  try {
+    let t = performance.now();
+    const first = await services.handle('listTasks', { sessionId: 'bench' });
+    const cold = performance.now() - t;
+    if (!first.ok || (first.value as { tasks: unknown[] }).tasks.length !== LIST_TASKS) throw new Error('list failed');
+    const warm: number[] = [];
+    for (let i = 0; i < LIST_ROUNDS; i++) {
+      t = performance.now();
+      await services.handle('listTasks', { sessionId: 'bench' });
+      warm.push(performance.now() - t);
+    }
+    console.log(
+      `list of ${LIST_TASKS} finished tasks through the contract (median of ${LIST_ROUNDS}): ${fmt(median(warm))} ms ` +
+        `(first, loading from disk: ${fmt(cold)} ms); bare SELECT of the same rows ${fmt(median(baseline))} ms, ratio ${fmt(median(warm) / median(baseline))} (target < 10 ms)`,
+    );
+  } finally {
+    await services.shutdown();
+  }
+}
+
+try {
+  await ingest();
+  await firstByte();
+  await list();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

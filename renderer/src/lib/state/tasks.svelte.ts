@@ -1,0 +1,362 @@
+import { SvelteMap, SvelteSet } from 'svelte/reactivity';
+import type { TaskOutput, TaskRow, TaskStatus } from '@shared/contract.js';
+import { isSettled } from '@shared/schemas/task.js';
+import { DroverError } from '@shared/ipc/errors.js';
+import type { DroverApi } from '../api.js';
+import { errorMessage } from '../format.js';
+
+/** Lines of output a tool row shows at first. */
+export const DEFAULT_TAIL = 40;
+/** Output shown for a task is refetched at most this often while it prints. */
+export const OUTPUT_REFETCH_MS = 500;
+/** A watched task that prints nothing is looked at this often, so its "silent for" stays true. */
+export const QUIET_CHECK_MS = 15_000;
+
+/** What the operator's shell line came to: the task it started, or why it failed. */
+export type ShellOutcome =
+  | { ok: true; task: TaskRow; notice: string | null }
+  | { ok: false; error: string; code: string | null };
+
+type Change = (tasks: Map<string, TaskRow>) => void;
+
+interface Fetcher {
+  timer: ReturnType<typeof setTimeout> | null;
+  /** The next quiet check (no events come while a task is silent). */
+  quiet: ReturnType<typeof setTimeout> | null;
+  inFlight: number;
+  /** More output arrived while a fetch was on its way: fetch again after it. */
+  dirty: boolean;
+  lastAt: number;
+  seq: number;
+}
+
+/**
+ * The tasks of one session, kept current by the contract's events, and the output of
+ * those a view is showing (`watch`). Output is fetched on demand: a `taskOutput` event
+ * only says there is more, so watched tasks refetch at most every OUTPUT_REFETCH_MS,
+ * and once more when they settle so the final lines show.
+ */
+export class TasksState {
+  readonly #api: DroverApi;
+  readonly #sessionId: string;
+  readonly #tasks = new SvelteMap<string, TaskRow>();
+  readonly #outputs = new SvelteMap<string, TaskOutput>();
+  readonly #outputErrors = new SvelteMap<string, string>();
+  readonly #notices = new SvelteMap<string, string>();
+  readonly #stopping = new SvelteSet<string>();
+  readonly #stopErrors = new SvelteMap<string, string>();
+  /** Cleared, or unknown to the service. */
+  readonly #gone = new SvelteSet<string>();
+  #loaded = $state(false);
+  #loading = $state(false);
+  #loadError = $state<string | null>(null);
+  readonly #list = $derived([...this.#tasks.values()].sort(byQueueOrder));
+  readonly #runningCount = $derived(this.#list.filter((task) => task.status === 'running').length);
+
+  readonly #watched = new Map<string, number>();
+  readonly #tails = new Map<string, number>();
+  /** Tasks whose output was fetched after they settled, with the tail fetched: nothing newer can come. */
+  readonly #final = new Map<string, number>();
+  readonly #fetchers = new Map<string, Fetcher>();
+  #pending: Change[] | null = null;
+  #loadSeq = 0;
+  #alive = false;
+
+  constructor(api: DroverApi, sessionId: string) {
+    this.#api = api;
+    this.#sessionId = sessionId;
+  }
+
+  get sessionId(): string {
+    return this.#sessionId;
+  }
+
+  /** Oldest first. */
+  get list(): readonly TaskRow[] {
+    return this.#list;
+  }
+
+  get runningCount(): number {
+    return this.#runningCount;
+  }
+
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+
+  get loading(): boolean {
+    return this.#loading;
+  }
+
+  get loadError(): string | null {
+    return this.#loadError;
+  }
+
+  task(taskId: string): TaskRow | undefined {
+    return this.#tasks.get(taskId);
+  }
+
+  /** True when the task was cleared, or the service does not know it. */
+  isGone(taskId: string): boolean {
+    return this.#gone.has(taskId);
+  }
+
+  /** The last output fetched for the task. */
+  output(taskId: string): TaskOutput | undefined {
+    return this.#outputs.get(taskId);
+  }
+
+  /** The tail (in lines) the task's output is fetched with. */
+  outputTail(taskId: string): number {
+    return this.#tails.get(taskId) ?? DEFAULT_TAIL;
+  }
+
+  outputError(taskId: string): string | null {
+    return this.#outputErrors.get(taskId) ?? null;
+  }
+
+  /** What the shell line that started the task answered (handed to the background, or refused). */
+  notice(taskId: string): string | null {
+    return this.#notices.get(taskId) ?? null;
+  }
+
+  isStopping(taskId: string): boolean {
+    return this.#stopping.has(taskId);
+  }
+
+  stopError(taskId: string): string | null {
+    return this.#stopErrors.get(taskId) ?? null;
+  }
+
+  /** Follows this session's task events and loads the list; returns a function that stops. */
+  start(): () => void {
+    this.#alive = true;
+    const offs = [
+      this.#api.on('taskUpdated', ({ task }) => {
+        if (task.sessionId === this.#sessionId) this.#onTaskUpdated(task);
+      }),
+      this.#api.on('taskOutput', ({ sessionId, taskId }) => {
+        if (sessionId === this.#sessionId && this.#watched.has(taskId)) this.#schedule(taskId);
+      }),
+      this.#api.on('tasksCleared', ({ sessionId, removed }) => {
+        if (sessionId === this.#sessionId) this.#apply(removeAll(removed), removed);
+      }),
+    ];
+    void this.load();
+    return () => {
+      for (const off of offs) off();
+      this.#alive = false;
+      this.#loadSeq++;
+      this.#pending = null;
+      for (const fetcher of this.#fetchers.values()) clearTimers(fetcher);
+      this.#fetchers.clear();
+    };
+  }
+
+  /** Loads the list again, and the output of every watched task (after a reconnect). */
+  async load(): Promise<void> {
+    const seq = ++this.#loadSeq;
+    this.#pending = [];
+    this.#loading = true;
+    try {
+      const { tasks } = await this.#api.listTasks({ sessionId: this.#sessionId });
+      if (seq !== this.#loadSeq) return;
+      const next = new Map(tasks.map((task) => [task.id, task]));
+      for (const change of this.#pending ?? []) change(next);
+      for (const id of [...this.#tasks.keys()]) if (!next.has(id)) this.#tasks.delete(id);
+      for (const [id, task] of next) if (this.#tasks.get(id) !== task) this.#tasks.set(id, task);
+      this.#loaded = true;
+      this.#loadError = null;
+      for (const id of this.#watched.keys()) this.#schedule(id, true);
+    } catch (error) {
+      if (seq !== this.#loadSeq) return;
+      this.#loadError = `Could not load the tasks: ${errorMessage(error)}`;
+    } finally {
+      if (seq === this.#loadSeq) {
+        this.#pending = null;
+        this.#loading = false;
+      }
+    }
+  }
+
+  /**
+   * Shows the task's output: fetches it now, and keeps it current while it runs.
+   * Returns a function that stops watching.
+   */
+  watch(taskId: string, tail = DEFAULT_TAIL): () => void {
+    this.#watched.set(taskId, (this.#watched.get(taskId) ?? 0) + 1);
+    const known = this.#final.get(taskId);
+    if (known === undefined || known < tail || this.outputTail(taskId) !== tail) void this.loadOutput(taskId, tail);
+    return () => {
+      const count = (this.#watched.get(taskId) ?? 1) - 1;
+      if (count > 0) {
+        this.#watched.set(taskId, count);
+        return;
+      }
+      this.#watched.delete(taskId);
+      const fetcher = this.#fetchers.get(taskId);
+      if (fetcher) clearTimers(fetcher);
+    };
+  }
+
+  /** Fetches the last `tail` lines of the task's output (and its row). */
+  async loadOutput(taskId: string, tail = this.outputTail(taskId)): Promise<void> {
+    this.#tails.set(taskId, tail);
+    const fetcher = this.#fetcher(taskId);
+    const seq = ++fetcher.seq;
+    fetcher.inFlight++;
+    fetcher.dirty = false;
+    fetcher.lastAt = Date.now();
+    if (fetcher.quiet) clearTimeout(fetcher.quiet);
+    fetcher.quiet = null;
+    try {
+      const { task, output } = await this.#api.getTask({ sessionId: this.#sessionId, taskId, tail });
+      if (!this.#alive || seq !== fetcher.seq) return;
+      this.#apply(upsert(task));
+      this.#outputs.set(taskId, output);
+      this.#outputErrors.delete(taskId);
+      if (isSettled(task.status)) this.#final.set(taskId, tail);
+      else if (this.#watched.has(taskId)) {
+        fetcher.quiet = setTimeout(() => {
+          fetcher.quiet = null;
+          if (this.#alive && this.#watched.has(taskId)) this.#schedule(taskId);
+        }, QUIET_CHECK_MS);
+      }
+    } catch (error) {
+      if (!this.#alive || seq !== fetcher.seq) return;
+      if (error instanceof DroverError && error.code === 'not_found') this.#gone.add(taskId);
+      else this.#outputErrors.set(taskId, `Could not load the output: ${errorMessage(error)}`);
+    } finally {
+      fetcher.inFlight--;
+      if (this.#alive && fetcher.inFlight === 0 && fetcher.dirty) this.#schedule(taskId);
+    }
+  }
+
+  /** Stops the task and its process group; true when the service took the stop. */
+  async stop(taskId: string): Promise<boolean> {
+    if (this.#stopping.has(taskId)) return false;
+    this.#stopping.add(taskId);
+    this.#stopErrors.delete(taskId);
+    try {
+      const { task } = await this.#api.stopTask({ sessionId: this.#sessionId, taskId });
+      if (this.#alive) this.#onTaskUpdated(task);
+      return true;
+    } catch (error) {
+      this.#stopErrors.set(taskId, `Could not stop: ${errorMessage(error)}`);
+      return false;
+    } finally {
+      this.#stopping.delete(taskId);
+    }
+  }
+
+  /** Runs the operator's shell line; a foreground run answers when it ends or is handed to the background. */
+  async runShell(command: string, background: boolean): Promise<ShellOutcome> {
+    try {
+      const { task, notice } = await this.#api.runShell({ sessionId: this.#sessionId, command, background });
+      if (this.#alive) {
+        if (notice) this.#notices.set(task.id, notice);
+        this.#onTaskUpdated(task);
+      }
+      return { ok: true, task, notice };
+    } catch (error) {
+      return { ok: false, error: errorMessage(error), code: error instanceof DroverError ? error.code : null };
+    }
+  }
+
+  clearStopError(taskId: string): void {
+    this.#stopErrors.delete(taskId);
+  }
+
+  #onTaskUpdated(task: TaskRow): void {
+    const before = this.#tasks.get(task.id);
+    this.#apply(upsert(task));
+    const settledNow = isSettled(task.status) && (!before || !isSettled(before.status));
+    if (settledNow && (this.#watched.has(task.id) || this.#outputs.has(task.id))) this.#schedule(task.id, true);
+  }
+
+  /** Coalesces refetches of a watched task's output to one per OUTPUT_REFETCH_MS. */
+  #schedule(taskId: string, now = false): void {
+    const fetcher = this.#fetcher(taskId);
+    if (fetcher.inFlight > 0) {
+      fetcher.dirty = true;
+      return;
+    }
+    if (fetcher.timer) {
+      if (!now) return;
+      clearTimeout(fetcher.timer);
+      fetcher.timer = null;
+    }
+    const wait = now ? 0 : Math.max(0, fetcher.lastAt + OUTPUT_REFETCH_MS - Date.now());
+    if (wait === 0) {
+      void this.loadOutput(taskId);
+      return;
+    }
+    fetcher.timer = setTimeout(() => {
+      fetcher.timer = null;
+      if (this.#alive) void this.loadOutput(taskId);
+    }, wait);
+  }
+
+  #fetcher(taskId: string): Fetcher {
+    let fetcher = this.#fetchers.get(taskId);
+    if (!fetcher) {
+      fetcher = { timer: null, quiet: null, inFlight: 0, dirty: false, lastAt: 0, seq: 0 };
+      this.#fetchers.set(taskId, fetcher);
+    }
+    return fetcher;
+  }
+
+  #apply(change: Change, removed: readonly string[] = []): void {
+    const next = new Map(this.#tasks);
+    change(next);
+    for (const id of [...this.#tasks.keys()]) if (!next.has(id)) this.#tasks.delete(id);
+    for (const [id, task] of next) if (this.#tasks.get(id) !== task) this.#tasks.set(id, task);
+    this.#pending?.push(change);
+    for (const id of removed) {
+      this.#gone.add(id);
+      this.#outputs.delete(id);
+      this.#notices.delete(id);
+      this.#final.delete(id);
+    }
+  }
+}
+
+function clearTimers(fetcher: Fetcher): void {
+  if (fetcher.timer) clearTimeout(fetcher.timer);
+  if (fetcher.quiet) clearTimeout(fetcher.quiet);
+  fetcher.timer = null;
+  fetcher.quiet = null;
+}
+
+const RANK: Record<TaskStatus, number> = {
+  queued: 0,
+  running: 1,
+  succeeded: 2,
+  failed: 2,
+  timed_out: 2,
+  stopped: 2,
+  orphaned: 2,
+};
+
+/** A row never goes back in its life (a stale answer racing an event must not win). */
+function upsert(task: TaskRow): Change {
+  return (tasks) => {
+    const current = tasks.get(task.id);
+    if (current && RANK[task.status] < RANK[current.status]) return;
+    tasks.set(task.id, task);
+  };
+}
+
+function removeAll(ids: readonly string[]): Change {
+  return (tasks) => {
+    for (const id of ids) tasks.delete(id);
+  };
+}
+
+function byQueueOrder(a: TaskRow, b: TaskRow): number {
+  return Date.parse(a.queuedAt) - Date.parse(b.queuedAt) || taskNumber(a.id) - taskNumber(b.id);
+}
+
+function taskNumber(id: string): number {
+  return Number(id.slice(id.indexOf('_') + 1));
+}

@@ -1,0 +1,47 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createWsClient, type WebSocketLike } from '../../shared/ipc/ws-client.js';
+import { ContractWsServer } from '../../electron/ipc/ws-server.js';
+
+const closers: (() => void)[] = [];
+afterEach(() => closers.splice(0).forEach((close) => close()));
+
+async function serve(delayMs: number) {
+  const ws = new ContractWsServer({
+    handle: async (name) => {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      return { ok: true, value: `answered ${name}` };
+    },
+    subscribe: () => () => {},
+  });
+  const server = createServer();
+  server.on('upgrade', (req, socket, head) => ws.accept(req, socket, head));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => {
+    ws.close();
+    server.close();
+  });
+  return `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws`;
+}
+
+describe('WebSocket client timeouts', () => {
+  it('waits for a slow answer once the call is on the wire', async () => {
+    const url = await serve(400);
+    const client = createWsClient({ url, createSocket: (u) => new WebSocket(u) as unknown as WebSocketLike, callTimeoutMs: 100 });
+    closers.push(() => client.close());
+    expect(await client.call('slow', {})).toEqual({ ok: true, value: 'answered slow' });
+  });
+
+  it('fails a call that cannot reach the host within the timeout, naming it', async () => {
+    const client = createWsClient({
+      url: 'ws://127.0.0.1:9/ws',
+      createSocket: (u) => new WebSocket(u) as unknown as WebSocketLike,
+      callTimeoutMs: 200,
+    });
+    closers.push(() => client.close());
+    const result = await client.call('listSessions', {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'disconnected', message: expect.stringContaining('listSessions') } });
+  });
+});
