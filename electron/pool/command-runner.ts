@@ -1,4 +1,4 @@
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, openSync, statSync } from 'node:fs';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import { groupAlive, processStartTime, signalGroup } from './process-group.js';
 import { StartError, type OutputSink, type Runner, type RunnerExit, type RunnerHandle, type Spec } from './runner.js';
@@ -77,9 +77,11 @@ class PtyHandle implements RunnerHandle {
     this.#pty = pty;
     this.pid = pty.pid;
     this.processStartedAt = processStartTime(pty.pid);
+    const slaveFd = holdTerminalOpen(pty);
     pty.onData((data) => onOutput(typeof data === 'string' ? Buffer.from(data) : (data as Buffer)));
     this.#done = new Promise((resolve) => {
       pty.onExit(({ exitCode, signal }) => {
+        if (slaveFd !== null) closeSync(slaveFd);
         this.#leaderExit = { exitCode: signal ? null : exitCode, signal: signal || null };
         // The group can outlive its leader (a child that ignored SIGHUP); the task runs until it is empty.
         const settleWhenEmpty = () => {
@@ -121,6 +123,22 @@ class PtyHandle implements RunnerHandle {
 
   write(data: string): void {
     if (!this.#leaderExit) this.#pty.write(data);
+  }
+}
+
+/**
+ * On Linux the last output of a command that exits right after printing it (more than 4 KiB)
+ * can be lost: the terminal's far end closes with bytes still unread, and the read gives EIO
+ * (node-pty issues #72 and #726). Holding our own descriptor on that end until node-pty reports
+ * the exit keeps the bytes readable; node-pty reads them in the moments before it closes.
+ */
+function holdTerminalOpen(pty: IPty): number | null {
+  const slavePath = (pty as unknown as { _pty?: unknown })._pty;
+  if (process.platform === 'win32' || typeof slavePath !== 'string' || !slavePath.startsWith('/dev/')) return null;
+  try {
+    return openSync(slavePath, fsConstants.O_RDWR | fsConstants.O_NOCTTY);
+  } catch {
+    return null;
   }
 }
 

@@ -15,6 +15,10 @@ import { renderTerminalText } from './terminal-text.js';
 
 /** Output events for one task are batched to at most one per this many ms. */
 export const OUTPUT_EVENT_INTERVAL_MS = 250;
+/** A tail read renders at least this much of the newest output first… */
+const TAIL_SLICE_MIN_BYTES = 16 * 1024;
+/** …or this much per line asked for, whichever is more. */
+const TAIL_SLICE_BYTES_PER_LINE = 512;
 
 export interface StartRequest {
   sessionId: string;
@@ -212,16 +216,19 @@ export class TaskPool {
     const source = live
       ? { bytes: live.window.bytes(), totalBytes: live.window.totalBytes, truncated: live.window.truncated }
       : await readLogTail(record.logPath, this.policy.persistedReadBytes);
-    let text = await renderTerminalText(source.bytes, { truncated: source.truncated });
-    let truncated = source.truncated;
-    if (tailLines !== undefined) {
-      const lines = text.split('\n');
-      if (lines.length > tailLines) {
-        text = lines.slice(-tailLines).join('\n');
-        truncated = true;
-      }
+    if (tailLines === undefined) {
+      return { text: await renderTerminalText(source.bytes, { truncated: source.truncated }), totalBytes: source.totalBytes, truncated: source.truncated };
     }
-    return { text, totalBytes: source.totalBytes, truncated };
+    // A short tail rarely needs the whole window: render a slice first, the rest only if it falls short.
+    const slice = Math.min(source.bytes.length, Math.max(TAIL_SLICE_MIN_BYTES, tailLines * TAIL_SLICE_BYTES_PER_LINE));
+    for (const size of slice < source.bytes.length ? [slice, source.bytes.length] : [slice]) {
+      const cut = size < source.bytes.length;
+      const text = await renderTerminalText(source.bytes.subarray(source.bytes.length - size), { truncated: source.truncated || cut });
+      const lines = text.split('\n');
+      if (lines.length > tailLines) return { text: lines.slice(-tailLines).join('\n'), totalBytes: source.totalBytes, truncated: true };
+      if (!cut) return { text, totalBytes: source.totalBytes, truncated: source.truncated };
+    }
+    throw new Error('unreachable');
   }
 
   /** Answers a task that waits for terminal input. */

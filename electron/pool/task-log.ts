@@ -8,6 +8,11 @@ import { dirname } from 'node:path';
  */
 /** Small terminal reads (a pty hands over about 4 KiB at a time) are gathered into writes of up to this size. */
 export const LOG_WRITE_BATCH_BYTES = 256 * 1024;
+/**
+ * How far the disk may fall behind before the producer is paused. Small values stall a fast
+ * task on every write round-trip; this keeps memory bounded per task while letting it stream.
+ */
+export const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 
 export class TaskLog {
   readonly path: string;
@@ -21,7 +26,7 @@ export class TaskLog {
   constructor(path: string) {
     this.path = path;
     mkdirSync(dirname(path), { recursive: true });
-    this.#stream = createWriteStream(path, { flags: 'a' });
+    this.#stream = createWriteStream(path, { flags: 'a', highWaterMark: LOG_HIGH_WATER_BYTES });
     this.#stream.on('error', (error) => {
       this.#failed = error;
     });

@@ -21,11 +21,13 @@ export async function renderTerminalText(bytes: Uint8Array, options: { cols?: nu
     const newline = input.indexOf(0x0a);
     if (newline >= 0 && newline < input.length - 1) input = input.subarray(newline + 1);
   }
-  const lineEstimate = countNewlines(input) + 2;
+  const cols = options.cols ?? TERMINAL_COLUMNS;
+  // Enough rows for every line, wrapped ones included (escape bytes only make this generous).
+  const rowsNeeded = countNewlines(input) + Math.ceil(input.length / cols) + 2;
   const terminal = new Terminal({
-    cols: options.cols ?? TERMINAL_COLUMNS,
+    cols,
     rows: TERMINAL_ROWS,
-    scrollback: lineEstimate + TERMINAL_ROWS,
+    scrollback: rowsNeeded + TERMINAL_ROWS,
     allowProposedApi: true,
     convertEol: false,
   });

@@ -157,6 +157,30 @@ describe('task pool with real processes', () => {
     expect(output.text.split('\n')).toHaveLength(3);
   }, 150_000);
 
+  it('keeps every byte of a command that prints a lot and exits at once (node-pty #72)', async () => {
+    const { pool, sessionId } = harness({ maxConcurrent: 5 });
+    const tasks = await Promise.all(Array.from({ length: 20 }, () => pool.start({ sessionId, command: 'seq 1 3000', cwd })));
+    for (const task of tasks) {
+      await pool.waitFor(task.id, 10_000);
+      // 3000 lines, each ending in CR LF on the terminal.
+      expect(statSync(task.logPath).size, task.id).toBe(16_893);
+    }
+  });
+
+  it('reads a tail of lines, short or long, exactly', async () => {
+    const { pool, sessionId } = harness();
+    const many = await pool.start({ sessionId, command: 'seq 1 2000', cwd });
+    const wide = await pool.start({ sessionId, command: "for i in 1 2 3; do head -c 20000 /dev/zero | tr '\\0' $i; echo; done", cwd });
+    await pool.waitFor(many.id, 5_000);
+    await pool.waitFor(wide.id, 5_000);
+    expect(await pool.output(sessionId, many.id, 3)).toMatchObject({ text: '1998\n1999\n2000', truncated: true });
+    const all = await pool.output(sessionId, many.id, 5000);
+    expect(all.truncated).toBe(false);
+    expect(all.text.split('\n')).toHaveLength(2000);
+    const lastTwo = (await pool.output(sessionId, wide.id, 2)).text.split('\n');
+    expect(lastTwo).toEqual(['2'.repeat(20000), '3'.repeat(20000)]);
+  });
+
   it('derives orphaned for an earlier run and never writes it back', async () => {
     const h = harness();
     const task = await h.pool.start({ sessionId: h.sessionId, command: 'sleep 30', cwd });

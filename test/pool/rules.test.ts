@@ -93,8 +93,11 @@ describe('terminal text', () => {
   it('starts a truncated window at a line boundary', async () => {
     expect(await renderTerminalText(Buffer.from('1m partial\r\nwhole line\r\n'), { truncated: true })).toBe('whole line');
   });
-  it('joins lines the terminal wrapped', async () => {
+  it('joins lines the terminal wrapped, however long', async () => {
     expect(await renderTerminalText(Buffer.from('x'.repeat(250) + '\r\n'), { cols: 100 })).toBe('x'.repeat(250));
+    for (const width of [159, 160, 161, 20_000]) {
+      expect(await renderTerminalText(Buffer.from(`${'a'.repeat(width)}\r\nb\r\n`))).toBe(`${'a'.repeat(width)}\nb`);
+    }
   });
 });
 
