@@ -15,6 +15,7 @@ import { TaskPool } from '../electron/pool/pool.js';
 import type { Runner } from '../electron/pool/runner.js';
 import type { TaskRecord } from '../electron/pool/task-record.js';
 import { createServices } from '../electron/core/services.js';
+import { currentInspector } from '../electron/process/inspector.js';
 
 const INGEST_BYTES = 50 * 1024 * 1024;
 const SPAWN_ROUNDS = 25;
@@ -43,6 +44,7 @@ function makePool(name: string, runner: Runner) {
   const pool = new TaskPool({
     repo: new TasksRepo(db),
     runners: { command: runner },
+    inspector: currentInspector(),
     dataDir,
     runId: 'bench',
     listener: { taskChanged: () => {}, taskOutput: () => {} },

@@ -103,6 +103,14 @@ export const contract = defineContract({
       output: TaskWithOutputSchema.extend({ alreadySettled: z.boolean() }),
       summary: 'Stop a task and its whole process group; a settled task is returned as it is',
     }),
+    reapTasks: request({
+      input: BySession,
+      output: z.object({
+        reaped: z.array(z.object({ taskId: TaskIdSchema, pids: z.array(z.number().int()) })),
+        untouched: z.array(z.object({ taskId: TaskIdSchema, reason: z.string() })),
+      }),
+      summary: 'End every process of this session still running from an earlier run (only provably ours)',
+    }),
     clearFinishedTasks: request({
       input: BySession,
       output: z.object({ removed: z.array(TaskIdSchema) }),

@@ -14,6 +14,8 @@ import { CommandRunner } from '../pool/command-runner.js';
 import { TaskPool } from '../pool/pool.js';
 import type { PoolPolicy } from '../pool/policy.js';
 import { OperatorShell } from '../shell/operator-shell.js';
+import { currentInspector, type ProcessInspector } from '../process/inspector.js';
+import { win32Os } from '../process/windows-os.js';
 
 export interface ServicesOptions {
   dataDir: string;
@@ -27,6 +29,8 @@ export interface ServicesOptions {
   policy?: Partial<PoolPolicy>;
   /** Check answers against the contract (default true; the shipped entries turn it off). */
   checkOutputs?: boolean;
+  /** The OS process facilities (a fake in tests of the leftover logic). */
+  inspector?: ProcessInspector;
   /** Where warnings go (a settings file that could not be used). */
   warn?: (message: string) => void;
 }
@@ -51,9 +55,16 @@ export function createServices(options: ServicesOptions): Services {
   const db: Database = openDatabase(databaseFile, undefined, options.sqliteBinding);
   const bus = new EventBus(contract);
   const sessions = new SessionsService(db, bus);
+  const inspector = options.inspector ?? currentInspector();
   const pool = new TaskPool({
     repo: new TasksRepo(db),
-    runners: { command: new CommandRunner() },
+    runners: {
+      command: new CommandRunner({
+        identify: (pid) => inspector.identify(pid).processStart,
+        ...(process.platform === 'win32' ? { windows: win32Os() } : {}),
+      }),
+    },
+    inspector,
     dataDir: options.dataDir,
     runId: randomId(),
     policy: { ...poolPolicyFrom(settings), ...options.policy },
@@ -101,6 +112,10 @@ export function createServices(options: ServicesOptions): Services {
       requireSession(sessionId);
       const { wasSettled } = await pool.stop(sessionId, taskId);
       return { task: pool.row(sessionId, taskId), output: await pool.output(sessionId, taskId), alreadySettled: wasSettled };
+    },
+    reapTasks: async ({ sessionId }) => {
+      requireSession(sessionId);
+      return pool.reap(sessionId);
     },
     clearFinishedTasks: async ({ sessionId }) => {
       requireSession(sessionId);

@@ -55,6 +55,12 @@ export const routes: readonly Route[] = [
     input: ([sessionId]) => ({ sessionId }),
   },
   {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/background-tasks/reap`),
+    request: 'reapTasks',
+    input: ([sessionId]) => ({ sessionId }),
+  },
+  {
     method: 'GET',
     pattern: re(`/sessions/${ID}/background-tasks/${ID}`),
     request: 'getTask',

@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { accessSync, closeSync, constants as fsConstants, openSync, statSync } from 'node:fs';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
-import { groupAlive, processStartTime, signalGroup } from './process-group.js';
+import { groupAlive, signalGroup } from './process-group.js';
+import { TASK_MARK_VARIABLE } from '../process/identity.js';
+import type { WindowsOs } from '../process/windows-os.js';
 import { StartError, type OutputSink, type Runner, type RunnerExit, type RunnerHandle, type Spec } from './runner.js';
 import { TERMINAL_COLUMNS, TERMINAL_ROWS } from './terminal-text.js';
 
@@ -21,12 +24,14 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
   GIT_EDITOR: 'false',
 };
 
-/** The environment variable that marks every process of a task with the task's id. */
-export const TASK_MARK_VARIABLE = 'DROVER_TASK_ID';
 
 export interface CommandRunnerOptions {
   shell?: string;
   baseEnv?: NodeJS.ProcessEnv;
+  /** The OS identity of the leader (its start time), recorded so a later run can prove it. */
+  identify?: (pid: number) => string | null;
+  /** Windows: job objects, so a task's whole tree can be ended even when parent links are stale. */
+  windows?: WindowsOs;
 }
 
 /**
@@ -36,9 +41,13 @@ export interface CommandRunnerOptions {
 export class CommandRunner implements Runner {
   readonly #shell: string;
   readonly #baseEnv: NodeJS.ProcessEnv;
+  readonly #identify: (pid: number) => string | null;
+  readonly #windows: WindowsOs | undefined;
 
   constructor(options: CommandRunnerOptions = {}) {
+    this.#windows = options.windows;
     this.#baseEnv = options.baseEnv ?? process.env;
+    this.#identify = options.identify ?? (() => null);
     this.#shell = options.shell ?? defaultShell(this.#baseEnv);
   }
 
@@ -61,7 +70,7 @@ export class CommandRunner implements Runner {
     } catch (error) {
       throw new StartError(`could not start ${this.#shell}: ${(error as Error).message}`);
     }
-    return new PtyHandle(pty, onOutput);
+    return new PtyHandle(pty, onOutput, this.#identify(pty.pid), this.#windows ? windowsJob(this.#windows, pty.pid) : null);
   }
 }
 
@@ -73,15 +82,19 @@ class PtyHandle implements RunnerHandle {
   #leaderExit: RunnerExit | null = null;
   #settled = false;
 
-  constructor(pty: IPty, onOutput: OutputSink) {
+  readonly #job: WindowsJob | null;
+
+  constructor(pty: IPty, onOutput: OutputSink, processStartedAt: string | null, job: WindowsJob | null) {
     this.#pty = pty;
+    this.#job = job;
     this.pid = pty.pid;
-    this.processStartedAt = processStartTime(pty.pid);
+    this.processStartedAt = processStartedAt;
     const slaveFd = holdTerminalOpen(pty);
     pty.onData((data) => onOutput(typeof data === 'string' ? Buffer.from(data) : (data as Buffer)));
     this.#done = new Promise((resolve) => {
       pty.onExit(({ exitCode, signal }) => {
         if (slaveFd !== null) closeSync(slaveFd);
+        this.#job?.close();
         this.#leaderExit = { exitCode: signal ? null : exitCode, signal: signal || null };
         // The group can outlive its leader (a child that ignored SIGHUP); the task runs until it is empty.
         const settleWhenEmpty = () => {
@@ -101,6 +114,14 @@ class PtyHandle implements RunnerHandle {
 
   async stop(graceMs: number): Promise<void> {
     if (this.#settled) return;
+    if (process.platform === 'win32') {
+      // No signals or groups: end the job (the whole tree), then the tree by parent links, then the console.
+      this.#job?.terminate();
+      await killTree(this.pid);
+      this.#pty.kill();
+      await this.#done;
+      return;
+    }
     signalGroup(this.pid, 'SIGTERM');
     // A stopped (SIGSTOP'd) process never acts on SIGTERM until it is continued.
     signalGroup(this.pid, 'SIGCONT');
@@ -140,6 +161,29 @@ function holdTerminalOpen(pty: IPty): number | null {
   } catch {
     return null;
   }
+}
+
+interface WindowsJob {
+  terminate(): void;
+  close(): void;
+}
+
+function windowsJob(os: WindowsOs, pid: number): WindowsJob | null {
+  try {
+    const job = os.createJob();
+    if (!job) return null;
+    if (!os.assignToJob(job, pid)) {
+      os.closeJob(job);
+      return null;
+    }
+    return { terminate: () => void os.terminateJob(job), close: () => os.closeJob(job) };
+  } catch {
+    return null;
+  }
+}
+
+function killTree(pid: number): Promise<void> {
+  return new Promise((resolve) => execFile('taskkill', ['/T', '/F', '/PID', String(pid)], { windowsHide: true }, () => resolve()));
 }
 
 function delay(ms: number): Promise<void> {

@@ -6,7 +6,8 @@ import type { TasksRepo } from '../store/tasks-repo.js';
 import { describeExit } from './exit-codes.js';
 import { OutputWindow } from './output-window.js';
 import { DEFAULT_POLICY, resolveTimeoutSeconds, type PoolPolicy } from './policy.js';
-import { bootId } from './process-group.js';
+import type { ProcessInspector } from '../process/inspector.js';
+import type { ProcessIdentity, Verdict } from '../process/identity.js';
 import { StartError, type Runner, type RunnerExit, type RunnerHandle } from './runner.js';
 import { TaskLog, readLogTail } from './task-log.js';
 import { taskId, type TaskRecord } from './task-record.js';
@@ -44,6 +45,16 @@ export interface PoolOptions {
   listener: PoolListener;
   policy?: Partial<PoolPolicy>;
   now?: () => number;
+  /** Identity at launch, leftovers of earlier runs, escapees. */
+  inspector: ProcessInspector;
+}
+
+/** How long a leftover probe answer is reused, so a list does not scan the process table every time. */
+export const PROBE_CACHE_MS = 2_000;
+
+export interface ReapReport {
+  reaped: { taskId: string; pids: number[] }[];
+  untouched: { taskId: string; reason: string }[];
 }
 
 type EndReason = 'stopped' | 'timed_out' | 'shutdown' | 'cancelled' | 'refused';
@@ -76,7 +87,10 @@ export class TaskPool {
   readonly #runId: string;
   readonly #listener: PoolListener;
   readonly #now: () => number;
-  readonly #bootId = bootId();
+  readonly #inspector: ProcessInspector;
+  /** The boot this run belongs to; recorded with every process so a later run can rule out a reboot. */
+  readonly #bootId: string | null;
+  readonly #probes = new Map<string, { at: number; verdict: Verdict }>();
   /** Every record of the sessions seen so far, loaded once per session; the pool is the only writer. */
   readonly #sessions = new Map<string, Map<string, TaskRecord>>();
   readonly #live = new Map<string, Live>();
@@ -95,6 +109,8 @@ export class TaskPool {
     this.#runId = options.runId;
     this.#listener = options.listener;
     this.#now = options.now ?? Date.now;
+    this.#inspector = options.inspector;
+    this.#bootId = options.inspector.identify(process.pid).bootId;
   }
 
   get runId(): string {
@@ -177,7 +193,14 @@ export class TaskPool {
   async stop(sessionId: string, id: string, reason: EndReason = 'stopped', detail?: string): Promise<{ record: TaskRecord; wasSettled: boolean }> {
     const record = this.#require(sessionId, id);
     const live = this.#live.get(id);
-    if (!live) return { record, wasSettled: true };
+    if (!live) {
+      // A leftover of an earlier run is reached by id too; anything else settled stays as it is.
+      if (this.#isOrphaned(record) && this.#leftover(record)) {
+        await this.#reapOne(record);
+        return { record, wasSettled: false };
+      }
+      return { record, wasSettled: true };
+    }
     live.endReason ??= reason;
     live.endDetail ??= detail ?? null;
     const queued = this.#queue.indexOf(live);
@@ -187,7 +210,61 @@ export class TaskPool {
     } else if (live.handle) {
       await live.handle.stop(this.policy.stopGraceMs);
     }
-    return { record: await live.settled, wasSettled: false };
+    const settled = await live.settled;
+    await this.#endEscapees(settled);
+    return { record: settled, wasSettled: false };
+  }
+
+  /** Ends every leftover of a session that is provably still running from an earlier run. */
+  async reap(sessionId: string): Promise<ReapReport> {
+    const report: ReapReport = { reaped: [], untouched: [] };
+    for (const record of this.#records(sessionId).values()) {
+      if (!this.#isOrphaned(record)) continue;
+      this.#probes.delete(record.id);
+      const result = await this.#reapOne(record);
+      if (result.refused === null) report.reaped.push({ taskId: record.id, pids: result.ended });
+      else report.untouched.push({ taskId: record.id, reason: result.refused });
+    }
+    return report;
+  }
+
+  async #reapOne(record: TaskRecord): Promise<{ ended: number[]; refused: string | null }> {
+    const result = await this.#inspector.reap(identityOf(record));
+    this.#probes.delete(record.id);
+    if (result.refused !== null) return result;
+    // Now this run has dealt with it: the record stops claiming to run.
+    record.status = 'stopped';
+    record.endedAt = this.#now();
+    record.exitNote = `ended as a leftover of an earlier run (${plural(result.ended.length, 'process', 'processes')}: ${result.ended.join(', ')})`;
+    this.#save(record);
+    return result;
+  }
+
+  /** After a stop: processes that left the group but carry the task's mark are ended too, and named. */
+  async #endEscapees(record: TaskRecord): Promise<void> {
+    const escaped = await this.#inspector.endEscapees(record.id);
+    if (escaped.length === 0) return;
+    const note = `also ended ${plural(escaped.length, 'process', 'processes')} that had left its group: ${escaped.join(', ')}`;
+    record.exitNote = record.exitNote ? `${record.exitNote}; ${note}` : note;
+    this.#save(record);
+  }
+
+  #isOrphaned(record: TaskRecord): boolean {
+    return !this.#live.has(record.id) && (record.status === 'running' || record.status === 'queued') && record.runId !== this.#runId;
+  }
+
+  /** Whether an orphaned record's processes are provably still running (cached briefly). */
+  #leftover(record: TaskRecord): boolean {
+    return this.#probe(record).alive;
+  }
+
+  #probe(record: TaskRecord): Verdict {
+    const now = this.#now();
+    const cached = this.#probes.get(record.id);
+    if (cached && now - cached.at < PROBE_CACHE_MS) return cached.verdict;
+    const verdict: Verdict = record.pid ? this.#inspector.probe(identityOf(record)) : { alive: false, reason: 'it never started' };
+    this.#probes.set(record.id, { at: now, verdict });
+    return verdict;
   }
 
   /** Every task of a session, oldest first, as clients see them. */
@@ -427,7 +504,15 @@ export class TaskPool {
     const cached = this.#settledRows.get(record.id);
     if (cached) return cached;
     const live = this.#live.get(record.id);
-    const row = toTaskRow(record, { now, runId: this.#runId, lastOutputAt: live?.lastOutputAt ?? null, silentAfterMs: this.policy.silentAfterMs });
+    const verdict = this.#isOrphaned(record) ? this.#probe(record) : null;
+    const row = toTaskRow(record, {
+      now,
+      runId: this.#runId,
+      lastOutputAt: live?.lastOutputAt ?? null,
+      silentAfterMs: this.policy.silentAfterMs,
+      leftover: verdict?.alive ?? false,
+      orphanNote: verdict ? (verdict.alive ? 'still running from an earlier run' : `left by an earlier run: ${verdict.reason}`) : null,
+    });
     // An orphaned row's elapsed time keeps growing, so only truly settled rows are kept.
     if (!live && row.status !== 'orphaned' && isSettled(row.status)) this.#settledRows.set(record.id, row);
     return row;
@@ -460,6 +545,14 @@ export class TaskPool {
     if (!record) throw new DroverError('not_found', `No task with id "${id}" in this session`, { path: 'taskId' });
     return record;
   }
+}
+
+function identityOf(record: TaskRecord): ProcessIdentity {
+  return { taskId: record.id, pid: record.pid, pgid: record.pgid, processStart: record.processStart, bootId: record.bootId };
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
 }
 
 /** Counted against the cap: started in the background, or handed to it. */

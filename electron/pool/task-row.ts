@@ -7,6 +7,10 @@ export interface RowContext {
   runId: string;
   lastOutputAt: number | null;
   silentAfterMs: number;
+  /** An orphaned record whose processes are provably still running. */
+  leftover?: boolean;
+  /** For an orphaned record: what became of its processes, in words. */
+  orphanNote?: string | null;
 }
 
 /** What clients see of a record: status derived, clock arithmetic done here, private identity left out. */
@@ -30,7 +34,7 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     cwd: record.cwd,
     exitCode: record.exitCode,
     signal: record.signal,
-    exitNote: record.exitNote,
+    exitNote: status === 'orphaned' ? (context.orphanNote ?? record.exitNote) : record.exitNote,
     error: record.error,
     pid: record.pid,
     queuedAt: iso(record.queuedAt),
@@ -45,6 +49,7 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     notifyOnFinish: record.notify,
     adopted: record.adopted,
     foreground: record.foreground,
+    leftover: status === 'orphaned' && (context.leftover ?? false),
     logPath: record.logPath,
   };
 }

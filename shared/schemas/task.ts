@@ -47,6 +47,8 @@ export const TaskRowSchema = z.object({
   adopted: z.boolean(),
   /** Started in the foreground (a `!` line, a foreground tool call); with `adopted`, later handed to the background. */
   foreground: z.boolean(),
+  /** Orphaned, and its processes are provably still running from an earlier run: stop or reap ends them. */
+  leftover: z.boolean(),
   logPath: z.string(),
 });
 export type TaskRow = z.infer<typeof TaskRowSchema>;

@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServices, type Services } from '../../electron/core/services.js';
 import { startHostServer, type HostServer } from '../../electron/host/server.js';
 import { tempDir } from '../helpers.js';
+import { spawnHost } from './spawn-host.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const auth = { Authorization: `Bearer ${TOKEN}` };
@@ -111,33 +110,12 @@ describe('background tasks over REST', () => {
   });
 });
 
-const root = resolve(import.meta.dirname, '../..');
-
-function spawnHost(dataDir: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'electron/host.ts'), '--data-dir', dataDir, '--token', TOKEN, '--cwd', dataDir], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolvePromise, reject) => {
-    child.once('exit', (code) => reject(new Error(`host exited early with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(line);
-      if (match) resolvePromise({ child, base: `${match[1]}/api` });
-    });
-  });
-}
-
 describe('stopping the host', () => {
   it('stops every running task as a group before it exits', async () => {
-    const dataDir = tempDir();
-    const host = await spawnHost(dataDir);
-    const call = async (method: string, path: string, body?: unknown) =>
-      (await fetch(`${host.base}${path}`, { method, headers: auth, ...(body ? { body: JSON.stringify(body) } : {}) })).json() as Promise<any>;
-    const session = (await call('POST', '/sessions', {})).id;
-    const task = await call('POST', `/sessions/${session}/background-tasks`, { command: "(trap '' HUP; sleep 60) & sleep 60" });
-    host.child.kill('SIGTERM');
-    const code = await new Promise((r) => host.child.once('exit', r));
-    expect(code).toBe(0);
+    const host = await spawnHost(tempDir());
+    const session = (await host.call('POST', '/sessions', {})).id;
+    const task = await host.call('POST', `/sessions/${session}/background-tasks`, { command: "(trap '' HUP; sleep 60) & sleep 60" });
+    expect(await host.stop('SIGTERM')).toBe(0);
     expect(() => process.kill(-task.pid, 0)).toThrow();
   }, 30_000);
 });
@@ -147,13 +125,10 @@ describe('a restart of the host', () => {
     const dataDir = tempDir();
     mkdirSync(dataDir, { recursive: true });
     const first = await spawnHost(dataDir);
-    const call = async (base: string, method: string, path: string, body?: unknown) =>
-      (await fetch(`${base}${path}`, { method, headers: auth, ...(body ? { body: JSON.stringify(body) } : {}) })).json() as Promise<any>;
-    const session = (await call(first.base, 'POST', '/sessions', {})).id;
-    const task = await call(first.base, 'POST', `/sessions/${session}/background-tasks`, { command: 'sleep 60' });
-    const done = await call(first.base, 'POST', `/sessions/${session}/shell`, { command: 'echo ok' });
-    first.child.kill('SIGKILL');
-    await new Promise((r) => first.child.once('exit', r));
+    const session = (await first.call('POST', '/sessions', {})).id;
+    const task = await first.call('POST', `/sessions/${session}/background-tasks`, { command: 'sleep 60' });
+    const done = await first.call('POST', `/sessions/${session}/shell`, { command: 'echo ok' });
+    await first.stop('SIGKILL');
     cleanups.push(async () => {
       try {
         process.kill(-task.pid, 'SIGKILL');
@@ -163,16 +138,13 @@ describe('a restart of the host', () => {
     });
 
     const second = await spawnHost(dataDir);
-    cleanups.push(async () => {
-      second.child.kill('SIGTERM');
-      await new Promise((r) => second.child.once('exit', r));
-    });
-    const list = await call(second.base, 'GET', `/sessions/${session}/background-tasks`);
+    cleanups.push(async () => void (await second.stop()));
+    const list = await second.call('GET', `/sessions/${session}/background-tasks`);
     const byId = Object.fromEntries(list.tasks.map((t: { id: string }) => [t.id, t]));
     expect(byId[task.id]).toMatchObject({ status: 'orphaned', running: false });
     expect(byId[done.id]).toMatchObject({ status: 'succeeded' });
     expect(list.running_count).toBe(0);
-    const next = await call(second.base, 'POST', `/sessions/${session}/background-tasks`, { command: 'true' });
+    const next = await second.call('POST', `/sessions/${session}/background-tasks`, { command: 'true' });
     expect(Number(next.id.split('_')[1])).toBeGreaterThan(Number(done.id.split('_')[1]));
   }, 60_000);
 });

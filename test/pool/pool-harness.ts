@@ -6,6 +6,7 @@ import { openDatabase } from '../../electron/store/database.js';
 import { TasksRepo } from '../../electron/store/tasks-repo.js';
 import { CommandRunner } from '../../electron/pool/command-runner.js';
 import { TaskPool } from '../../electron/pool/pool.js';
+import { currentInspector } from '../../electron/process/inspector.js';
 import type { PoolPolicy } from '../../electron/pool/policy.js';
 import { tempDir } from '../helpers.js';
 
@@ -24,10 +25,12 @@ export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir()):
   const sessionId = 'sess1';
   db.prepare("INSERT OR IGNORE INTO sessions (id, title, created_at, updated_at) VALUES (?, 't', 0, 0)").run(sessionId);
   const rows: TaskRow[] = [];
+  const inspector = currentInspector();
   const open = (runId: string, extra: Partial<PoolPolicy> = {}) =>
     new TaskPool({
       repo: new TasksRepo(db),
-      runners: { command: new CommandRunner() },
+      runners: { command: new CommandRunner({ identify: (pid) => inspector.identify(pid).processStart }) },
+      inspector,
       dataDir,
       runId,
       listener: { taskChanged: (row) => rows.push(row), taskOutput: () => {} },

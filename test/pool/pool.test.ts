@@ -85,7 +85,7 @@ describe('task pool with real processes', () => {
     const { pool, sessionId } = harness();
     const task = await pool.start({
       sessionId,
-      command: "(trap '' HUP; exec sleep 60) & echo child=$!; exit 0",
+      command: "(trap '' HUP; exec sleep 60) & echo child=$!; sleep 0.3; exit 0",
       cwd,
     });
     await until(() => logText(task.logPath).includes('child='), 'the child pid');
@@ -96,6 +96,17 @@ describe('task pool with real processes', () => {
     const { record } = await pool.stop(sessionId, task.id);
     expect(record.status).toBe('stopped');
     await until(() => !pidAlive(childPid), 'the child to end');
+  });
+
+  it('ends a child that left the group (setsid) when the task is stopped, and names it', async () => {
+    const { pool, sessionId } = harness();
+    const task = await pool.start({ sessionId, command: 'setsid sleep 60 & echo escaped=$!; sleep 60', cwd });
+    await until(() => logText(task.logPath).includes('escaped='), 'the escapee to start');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { record } = await pool.stop(sessionId, task.id);
+    expect(record.exitNote).toMatch(/also ended 1 process that had left its group: \d+/);
+    const escapee = Number(/left its group: (\d+)/.exec(record.exitNote!)![1]);
+    await until(() => !pidAlive(escapee), 'the escapee to end');
   });
 
   it('queues past the cap and starts in order', async () => {

@@ -1,0 +1,49 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const TEST_TOKEN = 'test-token-0123456789abcdef';
+const root = resolve(import.meta.dirname, '../..');
+
+export interface SpawnedHost {
+  child: ChildProcess;
+  base: string;
+  call(method: string, path: string, body?: unknown): Promise<any>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** The headless host from source, as a real separate process (so it can be killed like a crash). */
+export function spawnHost(dataDir: string): Promise<SpawnedHost> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'electron/host.ts'), '--data-dir', dataDir, '--token', TEST_TOKEN, '--cwd', dataDir],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolvePromise, reject) => {
+    child.once('exit', (code) => reject(new Error(`host exited early with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(line);
+      if (!match) return;
+      const base = `${match[1]}/api`;
+      resolvePromise({
+        child,
+        base,
+        async call(method, path, body) {
+          const res = await fetch(`${base}${path}`, {
+            method,
+            headers: { Authorization: `Bearer ${TEST_TOKEN}` },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          });
+          return res.json();
+        },
+        stop(signal = 'SIGTERM') {
+          return new Promise((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done(child.exitCode);
+            child.once('exit', (code) => done(code));
+            child.kill(signal);
+          });
+        },
+      });
+    });
+  });
+}
