@@ -49,7 +49,7 @@ export async function startHost(options: { dataDir?: string; port?: number; toke
     output: () => log,
     stop: () =>
       new Promise((resolveStop) => {
-        if (child.exitCode !== null) return resolveStop(child.exitCode);
+        if (child.exitCode !== null || child.signalCode !== null) return resolveStop(child.exitCode);
         child.once('exit', (code) => resolveStop(code));
         child.kill('SIGTERM');
       }),

@@ -52,6 +52,10 @@ export class TasksState {
   #loadError = $state<string | null>(null);
   readonly #list = $derived([...this.#tasks.values()].sort(byQueueOrder));
   readonly #runningCount = $derived(this.#list.filter((task) => task.status === 'running').length);
+  /** Tasks whose processes are provably still running from an earlier run of Drover. */
+  readonly #leftovers = $derived(this.#list.filter((task) => task.leftover));
+  #reaping = $state(false);
+  #reapMessage = $state<string | null>(null);
 
   readonly #watched = new Map<string, number>();
   readonly #tails = new Map<string, number>();
@@ -74,6 +78,40 @@ export class TasksState {
   /** Oldest first. */
   get list(): readonly TaskRow[] {
     return this.#list;
+  }
+
+  get leftovers(): readonly TaskRow[] {
+    return this.#leftovers;
+  }
+
+  get reaping(): boolean {
+    return this.#reaping;
+  }
+
+  /** What the last reap did, in words (or why it failed). */
+  get reapMessage(): string | null {
+    return this.#reapMessage;
+  }
+
+  /** Ends every leftover of this session from an earlier run; only provably ours are touched. */
+  async reap(): Promise<void> {
+    if (this.#reaping) return;
+    this.#reaping = true;
+    this.#reapMessage = null;
+    try {
+      const { reaped, untouched } = await this.#api.reapTasks({ sessionId: this.#sessionId });
+      const pids = reaped.reduce((sum, entry) => sum + entry.pids.length, 0);
+      this.#reapMessage =
+        reaped.length === 0
+          ? 'Nothing was left to end.'
+          : `Ended ${reaped.length === 1 ? '1 task' : `${reaped.length} tasks`} (${pids === 1 ? '1 process' : `${pids} processes`}).` +
+            (untouched.length > 0 ? ` ${untouched.length} left alone: not provably Drover's.` : '');
+      if (this.#alive) await this.load();
+    } catch (error) {
+      this.#reapMessage = `Could not end them: ${errorMessage(error)}`;
+    } finally {
+      this.#reaping = false;
+    }
   }
 
   get runningCount(): number {

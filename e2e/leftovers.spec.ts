@@ -1,0 +1,47 @@
+import { test, expect } from './fixtures.js';
+import { startHost } from './host.js';
+
+test('after a crash, a task still running from the earlier run is shown and can be ended', async ({ page, host, pageProblems }, testInfo) => {
+  await page.goto(host.url);
+  await page.getByTestId('new-session').click();
+  // nohup: the kind of process that survives its terminal hanging up when Drover dies.
+  await page.getByTestId('composer-input').fill('&nohup sleep 600');
+  await page.getByTestId('composer-input').press('Enter');
+  const row = page.getByTestId('tool-row').first();
+  await expect(row).toHaveAttribute('data-status', 'running');
+  const taskId = (await row.getAttribute('data-task-id'))!;
+  const sessionId = new URL(page.url()).hash.split('/')[2]!;
+  const auth = { Authorization: `Bearer ${host.token}` };
+  const pid = ((await (await page.request.get(`${host.origin}/api/sessions/${sessionId}/background-tasks/${taskId}`, { headers: auth })).json()) as {
+    task: { pid: number };
+  }).task.pid;
+
+  // The crash: no drain, no cleanup.
+  host.process.kill('SIGKILL');
+  await new Promise((resolve) => host.process.once('exit', resolve));
+  const port = Number(new URL(host.url).port);
+  const again = await startHost({ dataDir: host.dataDir, port, token: host.token });
+  try {
+    await expect(page.getByTestId('connection-state')).toHaveAttribute('data-state', 'open', { timeout: 15_000 });
+    await expect(page.getByTestId('leftover-banner')).toContainText('1 task still running from an earlier run');
+    await expect(row).toHaveAttribute('data-status', 'orphaned');
+    await expect(row.getByTestId('tool-exit')).toContainText('still running from an earlier run');
+    const shot = testInfo.outputPath('leftover.png');
+    await page.screenshot({ path: shot });
+    await testInfo.attach('leftover from an earlier run', { path: shot, contentType: 'image/png' });
+
+    await page.getByTestId('reap-leftovers').click();
+    await expect(page.getByTestId('reap-result')).toContainText('Ended 1 task');
+    await expect(row).toHaveAttribute('data-status', 'stopped');
+    await expect(row.getByTestId('tool-exit')).toContainText('leftover of an earlier run');
+    expect(() => process.kill(pid, 0)).toThrow();
+  } finally {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* already ended */
+    }
+    await again.stop();
+  }
+  pageProblems.splice(0, pageProblems.length, ...pageProblems.filter((text) => !/WebSocket|ERR_CONNECTION_REFUSED/.test(text)));
+});
