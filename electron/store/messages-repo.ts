@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { unreadableRow } from './rows.js';
+import { parseRow } from './rows.js';
 import { RoleSchema, type Message, type Role } from '../../shared/schemas/message.js';
 
 const MessageRowSchema = z.object({
@@ -13,9 +13,7 @@ const MessageRowSchema = z.object({
 });
 
 function toMessage(row: unknown): Message {
-  const parsed = MessageRowSchema.safeParse(row);
-  if (!parsed.success) throw unreadableRow('message', row, parsed.error);
-  const r = parsed.data;
+  const r = parseRow(MessageRowSchema, 'message', row);
   return {
     id: r.id,
     sessionId: r.session_id,

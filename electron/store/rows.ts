@@ -8,3 +8,10 @@ export function unreadableRow(kind: string, row: unknown, error: z.ZodError): Dr
   const where = issue ? `${issuePath(issue.path)}: ${issue.message}` : 'invalid';
   return new DroverError('internal', `Unreadable ${kind} row ${String(id)}: ${where}`);
 }
+
+/** Parses a stored row against its schema; a row that no longer fits is an error naming it. */
+export function parseRow<S extends z.ZodType>(schema: S, kind: string, row: unknown): z.output<S> {
+  const parsed = schema.safeParse(row);
+  if (!parsed.success) throw unreadableRow(kind, row, parsed.error);
+  return parsed.data;
+}

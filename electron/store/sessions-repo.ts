@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { unreadableRow } from './rows.js';
+import { parseRow } from './rows.js';
 import type { Session } from '../../shared/schemas/session.js';
 
 const SessionRowSchema = z.object({
@@ -13,9 +13,7 @@ const SessionRowSchema = z.object({
 
 /** Rows are parsed on the way out: a damaged row is an error naming it, never a wrong value. */
 function toSession(row: unknown): Session {
-  const parsed = SessionRowSchema.safeParse(row);
-  if (!parsed.success) throw unreadableRow('session', row, parsed.error);
-  const r = parsed.data;
+  const r = parseRow(SessionRowSchema, 'session', row);
   return {
     id: r.id,
     title: r.title,

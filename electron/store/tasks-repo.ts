@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { TaskKindSchema } from '../../shared/schemas/task.js';
 import type { TaskRecord } from '../pool/task-record.js';
-import { unreadableRow } from './rows.js';
+import { parseRow } from './rows.js';
 
 const StoredStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped']);
 const int = z.number().int();
@@ -37,9 +37,7 @@ const TaskRowSchema = z.object({
 const COLUMNS = Object.keys(TaskRowSchema.shape);
 
 function toRecord(row: unknown): TaskRecord {
-  const parsed = TaskRowSchema.safeParse(row);
-  if (!parsed.success) throw unreadableRow('task', row, parsed.error);
-  const r = parsed.data;
+  const r = parseRow(TaskRowSchema, 'task', row);
   return {
     id: r.id,
     seq: r.seq,
