@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract, event, request } from './ipc/define.js';
 import { IdSchema, SessionSchema, TitleSchema } from './schemas/session.js';
+import { PublicSettingsSchema, SettingsUpdateSchema } from './schemas/settings.js';
 import { MessageSchema, MessageTextSchema } from './schemas/message.js';
 import {
   CommandSchema,
@@ -71,7 +72,28 @@ export const contract = defineContract({
     postMessage: request({
       input: z.object({ sessionId: IdSchema, text: MessageTextSchema }).strict(),
       output: MessageSchema,
-      summary: 'Add the person\'s message to a session transcript',
+      summary: 'The person\'s message: stored at once, then answered by the agent in a turn (after any turn in flight)',
+    }),
+    cancelTurn: request({
+      input: BySession,
+      output: z.object({ cancelled: z.boolean() }),
+      summary: 'Cancel the turn in flight; background tasks keep running',
+    }),
+    agentStatus: request({
+      input: BySession,
+      output: z.object({ busy: z.boolean(), connected: z.boolean() }),
+      summary: 'Whether a turn is in flight, and whether a model is connected',
+    }),
+    getSettings: request({ input: Empty, output: PublicSettingsSchema, summary: 'The settings, without any secret' }),
+    updateSettings: request({
+      input: SettingsUpdateSchema,
+      output: PublicSettingsSchema,
+      summary: 'Change the settings (the API key is stored apart and never returned)',
+    }),
+    detectLocalModel: request({
+      input: Empty,
+      output: z.object({ ollama: z.object({ baseUrl: z.string(), models: z.array(z.string()) }).nullable() }),
+      summary: 'Look for a local Ollama on 127.0.0.1:11434 to offer when no model is connected',
     }),
     runShell: request({
       input: z.object({ sessionId: IdSchema, command: CommandSchema, background: z.boolean().default(false) }).strict(),
@@ -121,6 +143,11 @@ export const contract = defineContract({
     sessionUpserted: event({ payload: z.object({ session: SessionSchema }), summary: 'A session was created or changed' }),
     sessionDeleted: event({ payload: z.object({ id: IdSchema }), summary: 'A session was deleted' }),
     messageAdded: event({ payload: z.object({ message: MessageSchema }), summary: 'A message joined a transcript' }),
+    messageUpdated: event({ payload: z.object({ message: MessageSchema }), summary: 'A message changed (streaming text, a tool call settling)' }),
+    turnChanged: event({
+      payload: z.object({ sessionId: IdSchema, busy: z.boolean(), error: z.string().nullable() }),
+      summary: 'A turn of the agent started or ended (with the error that ended it, if any)',
+    }),
     taskUpdated: event({ payload: z.object({ task: TaskRowSchema }), summary: 'A task changed state' }),
     taskOutput: event({
       payload: z.object({ sessionId: IdSchema, taskId: TaskIdSchema, totalBytes: z.number().int().nonnegative() }),
@@ -135,5 +162,6 @@ export const contract = defineContract({
 
 export type DroverContract = typeof contract;
 export type { Session } from './schemas/session.js';
-export type { Message, Role } from './schemas/message.js';
+export type { Message, Role, MessageStatus } from './schemas/message.js';
+export type { PublicSettings, SettingsUpdate, ProviderKind } from './schemas/settings.js';
 export type { TaskRow, TaskOutput, TaskStatus, TaskList, TaskWithOutput } from './schemas/task.js';

@@ -1,11 +1,11 @@
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
 import { contract, type AppInfo, type DroverContract } from '../../shared/contract.js';
 import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import { EventBus } from './event-bus.js';
 import { randomId } from './ids.js';
-import { loadSettings, poolPolicyFrom } from './settings.js';
+import { createHandlers } from './handlers.js';
+import { loadSettings, poolPolicyFrom, SettingsService } from './settings.js';
+import { FileSecretStore, type SecretStore } from './secrets.js';
 import { createRouter, type Router } from '../ipc/router.js';
 import { DATABASE_FILE, openDatabase } from '../store/database.js';
 import { TasksRepo } from '../store/tasks-repo.js';
@@ -16,12 +16,16 @@ import type { PoolPolicy } from '../pool/policy.js';
 import { OperatorShell } from '../shell/operator-shell.js';
 import { currentInspector, type ProcessInspector } from '../process/inspector.js';
 import { win32Os } from '../process/windows-os.js';
+import { AgentService } from '../agent/agent-service.js';
+import { backgroundTools } from '../agent/tools.js';
+import { createLanguageModel } from '../agent/providers.js';
+import { DEFAULT_MAX_WAKES_PER_SESSION, WakeScheduler } from '../agent/wakes.js';
 
 export interface ServicesOptions {
   dataDir: string;
   version: string;
   host: AppInfo['host'];
-  /** Where the operator's shell lines run. */
+  /** Where shell commands run unless told otherwise. */
   workingDir: string;
   /** Electron-ABI build of better-sqlite3 when the app runs from source under Electron. */
   sqliteBinding?: string;
@@ -31,6 +35,9 @@ export interface ServicesOptions {
   checkOutputs?: boolean;
   /** The OS process facilities (a fake in tests of the leftover logic). */
   inspector?: ProcessInspector;
+  /** Where the model API key is kept (the desktop app passes the OS keychain). */
+  secrets?: SecretStore;
+  env?: NodeJS.ProcessEnv;
   /** Where warnings go (a settings file that could not be used). */
   warn?: (message: string) => void;
 }
@@ -41,18 +48,20 @@ export interface Services extends ServerEndpoint {
   readonly router: Router;
   readonly sessions: SessionsService;
   readonly pool: TaskPool;
+  readonly agent: AgentService;
   readonly databaseFile: string;
-  /** Stops every task, then closes the store. Safe to call twice. */
+  /** Ends turns, stops every task, then closes the store. Safe to call twice. */
   shutdown(): Promise<void>;
 }
 
 export function createServices(options: ServicesOptions): Services {
   const warn = options.warn ?? ((message: string) => console.error(`drover: ${message}`));
-  const { settings, problem } = loadSettings(options.dataDir);
-  if (problem) warn(problem);
+  const loaded = loadSettings(options.dataDir);
+  if (loaded.problem) warn(loaded.problem);
+  const settings = new SettingsService(options.dataDir, options.secrets ?? new FileSecretStore(options.dataDir), loaded, options.env);
 
   const databaseFile = join(options.dataDir, DATABASE_FILE);
-  const db: Database = openDatabase(databaseFile, undefined, options.sqliteBinding);
+  const db = openDatabase(databaseFile, undefined, options.sqliteBinding);
   const bus = new EventBus(contract);
   const sessions = new SessionsService(db, bus);
   const inspector = options.inspector ?? currentInspector();
@@ -67,63 +76,45 @@ export function createServices(options: ServicesOptions): Services {
     inspector,
     dataDir: options.dataDir,
     runId: randomId(),
-    policy: { ...poolPolicyFrom(settings), ...options.policy },
+    policy: { ...poolPolicyFrom(loaded.settings), ...options.policy },
     listener: {
       taskChanged: (task) => bus.emit('taskUpdated', { task }),
       taskOutput: (sessionId, taskId, totalBytes) => bus.emit('taskOutput', { sessionId, taskId, totalBytes }),
     },
   });
-  const shell = new OperatorShell(pool, sessions, () => options.workingDir);
-  const info: AppInfo = { version: options.version, dataDir: options.dataDir, host: options.host };
-  const requireSession = (id: string) => sessions.get(id);
+  const agent = new AgentService({
+    sessions,
+    bus,
+    tools: backgroundTools(pool),
+    cwd: () => options.workingDir,
+    model: () => {
+      const provider = settings.provider();
+      return provider ? { model: createLanguageModel(provider.settings, provider.apiKey), streaming: provider.settings.streaming } : null;
+    },
+    log: warn,
+  });
+  const wakes = new WakeScheduler({
+    wake: (sessionId, text) => void agent.submit(sessionId, text, { automated: true }).done,
+    shuttingDown: () => pool.draining || agent.disposed,
+    maxWakesPerSession: () => settings.current.agent?.maxWakesPerSession ?? DEFAULT_MAX_WAKES_PER_SESSION,
+    log: warn,
+  });
+  const stopWakes = bus.subscribe((name, payload) => {
+    if (name === 'taskUpdated') wakes.onTaskChanged((payload as { task: Parameters<WakeScheduler['onTaskChanged']>[0] }).task);
+  });
 
-  const router = createRouter(contract, {
-    appInfo: () => info,
-    listSessions: () => sessions.list(),
-    createSession: ({ title }) => sessions.create(title),
-    getSession: ({ id }) => sessions.get(id),
-    renameSession: ({ id, title }) => sessions.rename(id, title),
-    deleteSession: async ({ id }) => {
-      requireSession(id);
-      // Nothing of a deleted session is left running or on disk.
-      await pool.stopSession(id);
-      const deleted = sessions.delete(id);
-      await rm(join(options.dataDir, 'sessions', id), { recursive: true, force: true });
-      return deleted;
-    },
-    listMessages: ({ sessionId }) => sessions.messages(sessionId),
-    postMessage: ({ sessionId, text }) => sessions.postUserMessage(sessionId, text),
-    runShell: ({ sessionId, command, background }) => shell.run(sessionId, command, background),
-    startTask: async ({ sessionId, command, cwd, expectedSeconds, timeoutSeconds, notifyOnFinish }) => {
-      requireSession(sessionId);
-      const record = await pool.start({ sessionId, command, cwd: cwd ?? options.workingDir, expectedSeconds, timeoutSeconds, notifyOnFinish });
-      return pool.row(sessionId, record.id);
-    },
-    listTasks: ({ sessionId }) => {
-      requireSession(sessionId);
-      const tasks = pool.list(sessionId);
-      return { tasks, runningCount: tasks.filter((task) => task.running).length };
-    },
-    getTask: async ({ sessionId, taskId, tail }) => {
-      requireSession(sessionId);
-      return { task: pool.row(sessionId, taskId), output: await pool.output(sessionId, taskId, tail) };
-    },
-    stopTask: async ({ sessionId, taskId }) => {
-      requireSession(sessionId);
-      const { wasSettled } = await pool.stop(sessionId, taskId);
-      return { task: pool.row(sessionId, taskId), output: await pool.output(sessionId, taskId), alreadySettled: wasSettled };
-    },
-    reapTasks: async ({ sessionId }) => {
-      requireSession(sessionId);
-      return pool.reap(sessionId);
-    },
-    clearFinishedTasks: async ({ sessionId }) => {
-      requireSession(sessionId);
-      const removed = await pool.clearFinished(sessionId);
-      bus.emit('tasksCleared', { sessionId, removed });
-      return { removed };
-    },
-  }, { checkOutputs: options.checkOutputs ?? true });
+  const handlers = createHandlers({
+    info: { version: options.version, dataDir: options.dataDir, host: options.host },
+    dataDir: options.dataDir,
+    workingDir: options.workingDir,
+    bus,
+    sessions,
+    pool,
+    shell: new OperatorShell(pool, sessions, () => options.workingDir),
+    agent,
+    settings,
+  });
+  const router = createRouter(contract, handlers, { checkOutputs: options.checkOutputs ?? true });
 
   let closing: Promise<void> | null = null;
   return {
@@ -131,11 +122,18 @@ export function createServices(options: ServicesOptions): Services {
     router,
     sessions,
     pool,
+    agent,
     databaseFile,
     handle: (name, input) => router.handle(name, input),
     subscribe: (listener) => bus.subscribe(listener),
     shutdown() {
-      closing ??= pool.drain().finally(() => db.close());
+      closing ??= (async () => {
+        stopWakes();
+        wakes.dispose();
+        await agent.dispose();
+        await pool.drain();
+        db.close();
+      })();
       return closing;
     },
   };

@@ -1,7 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { issuePath } from '../../shared/ipc/errors.js';
-import { SettingsSchema, type Settings } from '../../shared/schemas/settings.js';
+import {
+  SettingsSchema,
+  type ProviderSettings,
+  type PublicSettings,
+  type Settings,
+  type SettingsUpdate,
+} from '../../shared/schemas/settings.js';
+import type { SecretStore } from './secrets.js';
 import type { PoolPolicy } from '../pool/policy.js';
 
 export const SETTINGS_FILE = 'settings.json';
@@ -45,4 +52,83 @@ export function poolPolicyFrom(settings: Settings): Partial<PoolPolicy> {
   if (b.stopGraceSeconds !== undefined) policy.stopGraceMs = b.stopGraceSeconds * 1000;
   if (b.foregroundWaitSeconds !== undefined) policy.foregroundWaitMs = b.foregroundWaitSeconds * 1000;
   return policy;
+}
+
+/** Environment variables the host reads a key from when none is stored. */
+export const KEY_VARIABLES: Record<ProviderSettings['kind'], string> = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  'openai-compatible': 'OPENAI_API_KEY',
+};
+
+/** The settings of this app: read at start, changed through the contract, written back atomically. */
+export class SettingsService {
+  readonly #dataDir: string;
+  readonly #secrets: SecretStore;
+  readonly #env: NodeJS.ProcessEnv;
+  #settings: Settings;
+  #unreadable: boolean;
+
+  constructor(dataDir: string, secrets: SecretStore, loaded: LoadedSettings, env: NodeJS.ProcessEnv = process.env) {
+    this.#dataDir = dataDir;
+    this.#secrets = secrets;
+    this.#env = env;
+    this.#settings = loaded.settings;
+    this.#unreadable = loaded.problem !== null;
+  }
+
+  get current(): Settings {
+    return this.#settings;
+  }
+
+  /** The provider with its key (stored first, else from the environment), or null when none is set. */
+  provider(): { settings: ProviderSettings; apiKey: string | null } | null {
+    const provider = this.#settings.provider;
+    if (!provider) return null;
+    return { settings: provider, apiKey: this.#secrets.get() ?? this.#env[KEY_VARIABLES[provider.kind]] ?? null };
+  }
+
+  publicView(): PublicSettings {
+    const provider = this.#settings.provider;
+    const stored = this.#secrets.get() !== null;
+    const fromEnv = provider ? Boolean(this.#env[KEY_VARIABLES[provider.kind]]) : false;
+    return {
+      provider: provider
+        ? {
+            kind: provider.kind,
+            baseUrl: provider.baseUrl ?? null,
+            model: provider.model,
+            streaming: provider.streaming,
+            hasApiKey: stored || fromEnv,
+            keySource: stored ? 'settings' : fromEnv ? 'environment' : null,
+          }
+        : null,
+      background: this.#settings.background ?? {},
+      agent: this.#settings.agent ?? {},
+    };
+  }
+
+  update(change: SettingsUpdate): PublicSettings {
+    const next: Settings = { ...this.#settings };
+    if (change.provider === null) delete next.provider;
+    else if (change.provider) {
+      const { apiKey, ...provider } = change.provider;
+      next.provider = provider;
+      if (apiKey !== undefined) this.#secrets.set(apiKey);
+    }
+    if (change.background) next.background = { ...next.background, ...change.background };
+    if (change.agent) next.agent = { ...next.agent, ...change.agent };
+    this.#write(SettingsSchema.parse(next));
+    this.#settings = next;
+    return this.publicView();
+  }
+
+  #write(settings: Settings): void {
+    const file = join(this.#dataDir, SETTINGS_FILE);
+    // A file we could not read is kept aside, never silently replaced.
+    if (this.#unreadable && existsSync(file)) renameSync(file, `${file}.unreadable-${Date.now()}`);
+    this.#unreadable = false;
+    const temp = `${file}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(settings, null, 2)}\n`);
+    renameSync(temp, file);
+  }
 }

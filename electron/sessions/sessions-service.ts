@@ -6,7 +6,7 @@ import type { DroverContract } from '../../shared/contract.js';
 import type { EventBus } from '../core/event-bus.js';
 import { randomId } from '../core/ids.js';
 import { SessionsRepo } from '../store/sessions-repo.js';
-import { MessagesRepo } from '../store/messages-repo.js';
+import { MessagesRepo, type MessagePatch, type NewMessage } from '../store/messages-repo.js';
 
 /** How much of the first message becomes an untitled session's title. */
 export const AUTO_TITLE_MAX = 60;
@@ -63,12 +63,27 @@ export class SessionsService {
     return this.#messages.list(sessionId);
   }
 
+  /** Any transcript row (the agent's text and tool calls); announced to every client. */
+  append(message: Omit<NewMessage, 'now'>): Message {
+    this.get(message.sessionId);
+    const added = this.#messages.insert({ ...message, now: this.#clock.now() });
+    this.#bus.emit('messageAdded', { message: added });
+    return added;
+  }
+
+  /** Changes a row as a turn streams (text growing, a tool call finishing). */
+  update(id: number, patch: MessagePatch): Message {
+    const message = this.#messages.update(id, patch);
+    this.#bus.emit('messageUpdated', { message });
+    return message;
+  }
+
   /** Adds the person's message; an untitled session takes its title from the first one. */
-  postUserMessage(sessionId: string, text: string): Message {
+  postUserMessage(sessionId: string, text: string, options: { automated?: boolean } = {}): Message {
     const session = this.get(sessionId);
     const now = this.#clock.now();
     const message = this.#db.transaction(() => {
-      const added = this.#messages.insert(sessionId, 'user', text, now);
+      const added = this.#messages.insert({ sessionId, role: 'user', text, now, automated: options.automated ?? false });
       this.#titleOrTouch(session, text, now);
       return added;
     })();
@@ -82,7 +97,7 @@ export class SessionsService {
     const now = this.#clock.now();
     const session = this.get(sessionId);
     const message = this.#db.transaction(() => {
-      const added = this.#messages.insert(sessionId, 'tool', command, now, taskId);
+      const added = this.#messages.insert({ sessionId, role: 'tool', text: command, now, taskId });
       this.#titleOrTouch(session, command, now);
       return added;
     })();

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
+import { MessageStatusSchema, RoleSchema, type Message, type MessageStatus, type Role } from '../../shared/schemas/message.js';
 import { parseRow } from './rows.js';
-import { RoleSchema, type Message, type Role } from '../../shared/schemas/message.js';
 
 const MessageRowSchema = z.object({
   id: z.number(),
@@ -9,38 +9,118 @@ const MessageRowSchema = z.object({
   role: RoleSchema,
   text: z.string(),
   task_id: z.string().nullable(),
+  tool_name: z.string().nullable(),
+  tool_call_id: z.string().nullable(),
+  tool_args: z.string().nullable(),
+  tool_result: z.string().nullable(),
+  status: MessageStatusSchema,
+  automated: z.number(),
   created_at: z.number(),
 });
 
+const COLUMNS = 'id, session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, status, automated, created_at';
+
 function toMessage(row: unknown): Message {
   const r = parseRow(MessageRowSchema, 'message', row);
+  let toolArgs: unknown = null;
+  if (r.tool_args !== null) {
+    try {
+      toolArgs = JSON.parse(r.tool_args);
+    } catch {
+      toolArgs = r.tool_args;
+    }
+  }
   return {
     id: r.id,
     sessionId: r.session_id,
     role: r.role,
     text: r.text,
     taskId: r.task_id,
+    toolName: r.tool_name,
+    toolCallId: r.tool_call_id,
+    toolArgs,
+    toolResult: r.tool_result,
+    status: r.status,
+    automated: r.automated === 1,
     createdAt: new Date(r.created_at).toISOString(),
   };
+}
+
+export interface NewMessage {
+  sessionId: string;
+  role: Role;
+  text: string;
+  now: number;
+  taskId?: string | null;
+  toolName?: string | null;
+  toolCallId?: string | null;
+  toolArgs?: unknown;
+  toolResult?: string | null;
+  status?: MessageStatus;
+  automated?: boolean;
+}
+
+export interface MessagePatch {
+  text?: string;
+  taskId?: string | null;
+  toolResult?: string | null;
+  status?: MessageStatus;
 }
 
 export class MessagesRepo {
   readonly #list: Statement;
   readonly #insert: Statement;
   readonly #get: Statement;
+  readonly #update: Statement;
 
   constructor(db: Database) {
-    this.#list = db.prepare('SELECT id, session_id, role, text, task_id, created_at FROM messages WHERE session_id = ? ORDER BY id');
-    this.#insert = db.prepare('INSERT INTO messages (session_id, role, text, task_id, created_at) VALUES (?, ?, ?, ?, ?)');
-    this.#get = db.prepare('SELECT id, session_id, role, text, task_id, created_at FROM messages WHERE id = ?');
+    this.#list = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id`);
+    this.#insert = db.prepare(
+      `INSERT INTO messages (session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, status, automated, created_at)
+       VALUES (@session_id, @role, @text, @task_id, @tool_name, @tool_call_id, @tool_args, @tool_result, @status, @automated, @created_at)`,
+    );
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE id = ?`);
+    this.#update = db.prepare(
+      'UPDATE messages SET text = @text, task_id = @task_id, tool_result = @tool_result, status = @status WHERE id = @id',
+    );
   }
 
   list(sessionId: string): Message[] {
     return this.#list.all(sessionId).map(toMessage);
   }
 
-  insert(sessionId: string, role: Role, text: string, now: number, taskId: string | null = null): Message {
-    const { lastInsertRowid } = this.#insert.run(sessionId, role, text, taskId, now);
+  get(id: number): Message | undefined {
+    const row = this.#get.get(id);
+    return row === undefined ? undefined : toMessage(row);
+  }
+
+  insert(message: NewMessage): Message {
+    const { lastInsertRowid } = this.#insert.run({
+      session_id: message.sessionId,
+      role: message.role,
+      text: message.text,
+      task_id: message.taskId ?? null,
+      tool_name: message.toolName ?? null,
+      tool_call_id: message.toolCallId ?? null,
+      tool_args: message.toolArgs === undefined ? null : JSON.stringify(message.toolArgs),
+      tool_result: message.toolResult ?? null,
+      status: message.status ?? 'done',
+      automated: message.automated ? 1 : 0,
+      created_at: message.now,
+    });
     return toMessage(this.#get.get(lastInsertRowid));
+  }
+
+  update(id: number, patch: MessagePatch): Message {
+    const current = this.get(id);
+    if (!current) throw new Error(`No message ${id}`);
+    this.#update.run({
+      id,
+      text: patch.text ?? current.text,
+      task_id: patch.taskId === undefined ? current.taskId : patch.taskId,
+      tool_result: patch.toolResult === undefined ? current.toolResult : patch.toolResult,
+      status: patch.status ?? current.status,
+    });
+    return this.get(id)!;
   }
 }

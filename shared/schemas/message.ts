@@ -7,13 +7,25 @@ export const MESSAGE_TEXT_MAX = 100_000;
 export const RoleSchema = z.enum(['user', 'assistant', 'system', 'tool']);
 export type Role = z.infer<typeof RoleSchema>;
 
+export const MessageStatusSchema = z.enum(['streaming', 'running', 'done', 'error', 'cancelled']);
+export type MessageStatus = z.infer<typeof MessageStatusSchema>;
+
 export const MessageSchema = z.object({
   id: z.number().int().positive(),
   sessionId: IdSchema,
   role: RoleSchema,
+  /** User and assistant text; for a tool row, the command (shell) or a one-line summary of the call. */
   text: z.string(),
   /** The task a tool row stands for. */
   taskId: z.string().nullable(),
+  /** A tool row of the model's: the tool called, its call id, its arguments and its result as the model saw it. */
+  toolName: z.string().nullable(),
+  toolCallId: z.string().nullable(),
+  toolArgs: z.unknown().nullable(),
+  toolResult: z.string().nullable(),
+  status: MessageStatusSchema,
+  /** Part of a turn Drover started on its own (a wake-up when a task finished). */
+  automated: z.boolean(),
   createdAt: TimestampSchema,
 });
 export type Message = z.infer<typeof MessageSchema>;

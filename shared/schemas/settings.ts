@@ -14,9 +14,65 @@ export const BackgroundSettingsSchema = z
   .partial()
   .strict();
 
+export const ProviderKindSchema = z.enum(['anthropic', 'openai-compatible']);
+export type ProviderKind = z.infer<typeof ProviderKindSchema>;
+
+/** The model connection. The API key is never part of this shape: it is kept apart and never sent to a page. */
+export const ProviderSettingsSchema = z
+  .object({
+    kind: ProviderKindSchema,
+    /** Anthropic: default https://api.anthropic.com/v1. OpenAI-compatible: required (OpenAI, OpenRouter, Ollama, LM Studio, vLLM…). */
+    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+    model: z.string().trim().min(1, 'must name a model').max(200),
+    /** Turn off for local servers whose streamed tool calls are broken. */
+    streaming: z.boolean().default(true),
+  })
+  .strict()
+  .refine((p) => p.kind === 'anthropic' || p.baseUrl !== undefined, { message: 'an OpenAI-compatible provider needs a baseUrl', path: ['baseUrl'] });
+export type ProviderSettings = z.output<typeof ProviderSettingsSchema>;
+
+export const AgentSettingsSchema = z
+  .object({
+    /** Turns a session may be woken for by finishing tasks, per run of Drover. */
+    maxWakesPerSession: z.number().int().min(0).max(10_000),
+  })
+  .partial()
+  .strict();
+
 export const SettingsSchema = z
   .object({
     background: BackgroundSettingsSchema.optional(),
+    provider: ProviderSettingsSchema.optional(),
+    agent: AgentSettingsSchema.optional(),
   })
   .strict();
 export type Settings = z.infer<typeof SettingsSchema>;
+
+/** What a page may see of the settings: whether a key is set and where from, never the key. */
+export const PublicSettingsSchema = z.object({
+  provider: z
+    .object({
+      kind: ProviderKindSchema,
+      baseUrl: z.string().nullable(),
+      model: z.string(),
+      streaming: z.boolean(),
+      hasApiKey: z.boolean(),
+      keySource: z.enum(['settings', 'environment']).nullable(),
+    })
+    .nullable(),
+  background: BackgroundSettingsSchema,
+  agent: AgentSettingsSchema,
+});
+export type PublicSettings = z.infer<typeof PublicSettingsSchema>;
+
+/** A change to the settings: the provider with an optional new key (null removes the stored key). */
+export const SettingsUpdateSchema = z
+  .object({
+    provider: z
+      .union([ProviderSettingsSchema.and(z.object({ apiKey: z.string().min(1).max(4096).nullable().optional() })), z.null()])
+      .optional(),
+    background: BackgroundSettingsSchema.optional(),
+    agent: AgentSettingsSchema.optional(),
+  })
+  .strict();
+export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;

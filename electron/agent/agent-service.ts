@@ -1,0 +1,270 @@
+import { generateText, jsonSchema, NoSuchToolError, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
+import { z } from 'zod';
+import type { DroverContract } from '../../shared/contract.js';
+import type { Message } from '../../shared/schemas/message.js';
+import type { EventBus } from '../core/event-bus.js';
+import type { SessionsService } from '../sessions/sessions-service.js';
+import { toModelMessages } from './history.js';
+import { systemPrompt } from './prompt.js';
+import { parseArgs, resolveCall, type AgentTool } from './tools.js';
+
+/** Steps (model calls) one turn may take before it is ended. */
+export const MAX_STEPS_PER_TURN = 50;
+/** Retries of a model call on 429 and 5xx, with the SDK's exponential backoff. */
+export const MODEL_RETRIES = 3;
+/** Streaming text is written to the store and pushed to clients at most this often. */
+export const TEXT_FLUSH_MS = 100;
+
+export interface AgentDeps {
+  sessions: SessionsService;
+  bus: EventBus<DroverContract>;
+  tools: readonly AgentTool[];
+  /** The model for a turn, or null when no provider is configured. */
+  model: () => { model: LanguageModel; streaming: boolean } | null;
+  cwd: () => string;
+  log?: (message: string) => void;
+}
+
+interface Turn {
+  controller: AbortController;
+  automated: boolean;
+}
+
+/**
+ * The agent's turns: one at a time per session under a lock, streamed into the transcript
+ * as they happen, cancellable without touching background tasks.
+ */
+export class AgentService {
+  readonly #deps: AgentDeps;
+  readonly #locks = new Map<string, Promise<void>>();
+  readonly #turns = new Map<string, Turn>();
+  #disposed = false;
+
+  constructor(deps: AgentDeps) {
+    this.#deps = deps;
+  }
+
+  isBusy(sessionId: string): boolean {
+    return this.#turns.has(sessionId);
+  }
+
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /** Stores the message and runs a turn for it once any turn in flight has ended. */
+  submit(sessionId: string, text: string, options: { automated?: boolean } = {}): { message: Message; done: Promise<void> } {
+    const message = this.#deps.sessions.postUserMessage(sessionId, text, options);
+    const done = this.#enqueue(sessionId, () => this.#runTurn(sessionId, options.automated ?? false));
+    return { message, done };
+  }
+
+  /** Cancels the turn in flight; background tasks are never touched. */
+  cancel(sessionId: string): boolean {
+    const turn = this.#turns.get(sessionId);
+    if (!turn) return false;
+    turn.controller.abort();
+    return true;
+  }
+
+  /** Ends every turn and takes no more (shutdown). */
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    for (const turn of this.#turns.values()) turn.controller.abort();
+    await Promise.allSettled([...this.#locks.values()]);
+  }
+
+  #enqueue(sessionId: string, work: () => Promise<void>): Promise<void> {
+    const previous = this.#locks.get(sessionId) ?? Promise.resolve();
+    const next = previous.then(work, work).finally(() => {
+      if (this.#locks.get(sessionId) === next) this.#locks.delete(sessionId);
+    });
+    this.#locks.set(sessionId, next);
+    return next;
+  }
+
+  async #runTurn(sessionId: string, automated: boolean): Promise<void> {
+    if (this.#disposed) return;
+    const { sessions, bus } = this.#deps;
+    const connection = this.#deps.model();
+    if (!connection) {
+      sessions.append({
+        sessionId,
+        role: 'system',
+        text: 'No model is connected, so nothing answered. Connect one in Settings; meanwhile !command and &command run shell commands.',
+        automated,
+      });
+      return;
+    }
+    const turn: Turn = { controller: new AbortController(), automated };
+    this.#turns.set(sessionId, turn);
+    bus.emit('turnChanged', { sessionId, busy: true, error: null });
+    const writer = new TranscriptWriter(sessions, sessionId, automated);
+    let error: string | null = null;
+    try {
+      const options = {
+        model: connection.model,
+        system: systemPrompt({ cwd: this.#deps.cwd(), now: new Date() }),
+        messages: toModelMessages(sessions.messages(sessionId).filter((m) => m.status !== 'streaming')),
+        tools: this.#sdkTools(sessionId, turn, writer),
+        stopWhen: stepCountIs(MAX_STEPS_PER_TURN),
+        abortSignal: turn.controller.signal,
+        maxRetries: MODEL_RETRIES,
+        experimental_repairToolCall: async ({ toolCall, error: callError }: { toolCall: { toolName: string; input: string }; error: unknown }) => {
+          // Other agents' tool names are accepted as aliases of ours.
+          if (!NoSuchToolError.isInstance(callError)) return null;
+          const resolved = resolveCall(this.#deps.tools, toolCall.toolName, safeJson(toolCall.input));
+          return resolved ? { ...toolCall, toolName: resolved.tool.name, input: JSON.stringify(resolved.args) } : null;
+        },
+      };
+      if (connection.streaming) {
+        const result = streamText({ ...options, onError: () => {} } as Parameters<typeof streamText>[0]);
+        for await (const part of result.fullStream) {
+          if (part.type === 'text-delta') writer.text(part.text);
+          else if (part.type === 'tool-call' || part.type === 'finish-step') writer.endText();
+          else if (part.type === 'error') throw part.error;
+        }
+      } else {
+        await generateText({
+          ...options,
+          onStepFinish: (step: { text: string }) => {
+            if (step.text) writer.text(step.text);
+            writer.endText();
+          },
+        } as Parameters<typeof generateText>[0]);
+      }
+      writer.endText();
+    } catch (caught) {
+      if (turn.controller.signal.aborted) {
+        writer.cancel();
+      } else {
+        error = describeModelError(caught);
+        writer.endText('error');
+        sessions.append({ sessionId, role: 'system', text: `The model request failed: ${error}`, status: 'error', automated });
+        this.#deps.log?.(`turn failed in session ${sessionId}: ${error}`);
+      }
+    } finally {
+      writer.settleRunningTools(turn.controller.signal.aborted ? 'cancelled' : 'error');
+      this.#turns.delete(sessionId);
+      bus.emit('turnChanged', { sessionId, busy: false, error });
+    }
+  }
+
+  #sdkTools(sessionId: string, turn: Turn, writer: TranscriptWriter): ToolSet {
+    const set: ToolSet = {};
+    for (const agentTool of this.#deps.tools) {
+      set[agentTool.name] = tool({
+        description: agentTool.description,
+        inputSchema: jsonSchema(z.toJSONSchema(agentTool.input, { io: 'input' }) as Parameters<typeof jsonSchema>[0]),
+        execute: async (input: unknown, { toolCallId }: { toolCallId: string }) => {
+          const resolved = resolveCall(this.#deps.tools, agentTool.name, input)!;
+          const row = writer.toolStarted(agentTool.name, toolCallId, resolved.args);
+          try {
+            const args = parseArgs(agentTool, resolved.args);
+            const outcome = await agentTool.execute(args as never, { sessionId, cwd: this.#deps.cwd(), signal: turn.controller.signal });
+            writer.toolFinished(row, outcome.text, 'done', outcome.taskId);
+            return outcome.text;
+          } catch (failure) {
+            const text = `Error: ${failure instanceof Error ? failure.message : String(failure)}`;
+            writer.toolFinished(row, text, 'error');
+            return text;
+          }
+        },
+      });
+    }
+    return set;
+  }
+}
+
+/** Writes one turn into the transcript: streaming text rows and tool rows, flushed at a calm pace. */
+class TranscriptWriter {
+  readonly #sessions: SessionsService;
+  readonly #sessionId: string;
+  readonly #automated: boolean;
+  #message: Message | null = null;
+  #text = '';
+  #flushTimer: NodeJS.Timeout | null = null;
+  readonly #running = new Set<number>();
+
+  constructor(sessions: SessionsService, sessionId: string, automated: boolean) {
+    this.#sessions = sessions;
+    this.#sessionId = sessionId;
+    this.#automated = automated;
+  }
+
+  text(delta: string): void {
+    if (!delta) return;
+    this.#message ??= this.#sessions.append({ sessionId: this.#sessionId, role: 'assistant', text: '', status: 'streaming', automated: this.#automated });
+    this.#text += delta;
+    this.#flushTimer ??= setTimeout(() => this.#flush(), TEXT_FLUSH_MS);
+  }
+
+  endText(status: 'done' | 'error' | 'cancelled' = 'done'): void {
+    if (!this.#message) return;
+    this.#flush(status);
+    this.#message = null;
+    this.#text = '';
+  }
+
+  cancel(): void {
+    this.endText('cancelled');
+  }
+
+  toolStarted(name: string, toolCallId: string, args: unknown): Message {
+    this.endText();
+    const row = this.#sessions.append({
+      sessionId: this.#sessionId,
+      role: 'tool',
+      text: summarise(name, args),
+      toolName: name,
+      toolCallId,
+      toolArgs: args,
+      status: 'running',
+      automated: this.#automated,
+    });
+    this.#running.add(row.id);
+    return row;
+  }
+
+  toolFinished(row: Message, result: string, status: 'done' | 'error', taskId?: string): void {
+    this.#running.delete(row.id);
+    this.#sessions.update(row.id, { toolResult: result, status, ...(taskId ? { taskId } : {}) });
+  }
+
+  /** Tool rows still running when a turn ends were cut short. */
+  settleRunningTools(status: 'cancelled' | 'error'): void {
+    for (const id of this.#running) this.#sessions.update(id, { status });
+    this.#running.clear();
+  }
+
+  #flush(status: 'streaming' | 'done' | 'error' | 'cancelled' = 'streaming'): void {
+    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer = null;
+    if (this.#message) this.#sessions.update(this.#message.id, { text: this.#text, status });
+  }
+}
+
+function summarise(name: string, args: unknown): string {
+  const record = (args ?? {}) as Record<string, unknown>;
+  if (typeof record.command === 'string') return record.command;
+  if (typeof record.task_id === 'string') return `${name} ${record.task_id}`;
+  return name;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+function describeModelError(error: unknown): string {
+  if (error instanceof Error) {
+    const status = (error as { statusCode?: number }).statusCode;
+    const cause = (error as { lastError?: unknown }).lastError;
+    const detail = cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : '';
+    return `${status ? `HTTP ${status}: ` : ''}${error.message}${detail}`;
+  }
+  return String(error);
+}

@@ -1,0 +1,50 @@
+import type { ModelMessage } from 'ai';
+import type { Message } from '../../shared/schemas/message.js';
+
+/**
+ * Rebuilds the conversation the model has seen from the stored transcript: the person's
+ * words, the assistant's text and tool calls with their results. The operator's own shell
+ * lines are shown to the model as what they are: something the person ran.
+ */
+export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
+  const out: ModelMessage[] = [];
+  let assistant: Extract<ModelMessage, { role: 'assistant' }> | null = null;
+  let results: Extract<ModelMessage, { role: 'tool' }> | null = null;
+
+  const flush = () => {
+    if (assistant && (typeof assistant.content === 'string' ? assistant.content : assistant.content.length) ) out.push(assistant);
+    if (results && results.content.length) out.push(results);
+    assistant = null;
+    results = null;
+  };
+
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      // A new step begins when text follows tool calls.
+      if (results) flush();
+      assistant ??= { role: 'assistant', content: [] };
+      if (message.text && Array.isArray(assistant.content)) assistant.content.push({ type: 'text', text: message.text });
+      continue;
+    }
+    if (message.role === 'tool' && message.toolCallId && message.toolName) {
+      assistant ??= { role: 'assistant', content: [] };
+      results ??= { role: 'tool', content: [] };
+      if (Array.isArray(assistant.content)) {
+        assistant.content.push({ type: 'tool-call', toolCallId: message.toolCallId, toolName: message.toolName, input: message.toolArgs ?? {} });
+      }
+      results.content.push({
+        type: 'tool-result',
+        toolCallId: message.toolCallId,
+        toolName: message.toolName,
+        output: { type: 'text', value: message.toolResult ?? (message.status === 'cancelled' ? 'The turn was cancelled before this call finished.' : 'No result was recorded.') },
+      });
+      continue;
+    }
+    flush();
+    if (message.role === 'user') out.push({ role: 'user', content: message.text });
+    else if (message.role === 'tool') out.push({ role: 'user', content: `(The person ran a shell command themselves: \`${message.text}\`${message.taskId ? `, task ${message.taskId}` : ''}.)` });
+    else if (message.role === 'system') out.push({ role: 'user', content: `(Note from Drover: ${message.text})` });
+  }
+  flush();
+  return out;
+}

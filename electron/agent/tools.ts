@@ -1,0 +1,242 @@
+import { z } from 'zod';
+import { DroverError } from '../../shared/ipc/errors.js';
+import type { TaskRow } from '../../shared/schemas/task.js';
+import { ListTasksInput, ReadTaskOutputInput, ReapTasksInput, RunCommandInput, StopTaskInput } from '../../shared/schemas/tools.js';
+import type { TaskPool } from '../pool/pool.js';
+import { adoptionNotice, formatDuration, refusedAdoptionNotice } from '../pool/adoption.js';
+import { capOutput, fence } from './fence.js';
+
+export interface ToolContext {
+  sessionId: string;
+  cwd: string;
+  /** Aborts when the turn is cancelled: a foreground command is then ended, and the answer says so. */
+  signal: AbortSignal;
+}
+
+export interface ToolOutcome {
+  /** What the model is told. */
+  text: string;
+  /** The task the call started or concerns, so the transcript row can follow it live. */
+  taskId?: string;
+}
+
+export interface AgentTool {
+  name: string;
+  description: string;
+  input: z.ZodObject;
+  /** Other agents' names for the same capability; accepted when called, never offered. */
+  aliases: readonly string[];
+  execute(args: never, context: ToolContext): Promise<ToolOutcome>;
+}
+
+/** Other agents' argument names, mapped to ours. */
+const ARG_ALIASES: Record<string, string> = {
+  taskId: 'task_id',
+  shell_id: 'task_id',
+  bash_id: 'task_id',
+  id: 'task_id',
+  run_in_background: 'background',
+  tail: 'tail_lines',
+  tailLines: 'tail_lines',
+  block: 'wait',
+  includeStopped: 'include_settled',
+  include_stopped: 'include_settled',
+  expectedSeconds: 'expected_seconds',
+  timeoutSeconds: 'timeout_seconds',
+  notifyOnFinish: 'notify_on_finish',
+};
+
+/** Arguments implied by an alias's name (background_wait waits). */
+const ALIAS_DEFAULTS: Record<string, Record<string, unknown>> = {
+  background_wait: { wait: true },
+};
+
+export const LIST_TOOL = 'list_tasks';
+
+function unknownTask(id: string): DroverError {
+  return new DroverError('not_found', `No task "${id}" in this session. Call ${LIST_TOOL} to see the task ids; do not assume it finished.`);
+}
+
+function statusLine(row: TaskRow): string {
+  const parts = [`Task ${row.id}: ${row.status}`];
+  if (row.exitCode !== null) parts.push(`exit code ${row.exitCode}${row.exitNote ? ` (${row.exitNote})` : ''}`);
+  else if (row.exitNote) parts.push(row.exitNote);
+  if (row.signal) parts.push(`signal ${row.signal}`);
+  if (row.error) parts.push(`error: ${row.error}`);
+  parts.push(`elapsed ${formatDuration(row.elapsedSeconds)}`);
+  return parts.join(', ');
+}
+
+function failureWarning(row: TaskRow): string {
+  return ['failed', 'timed_out', 'stopped'].includes(row.status) ? `\nThis task did NOT succeed (${row.status}).` : '';
+}
+
+/** The model's background tools over the pool. One canonical name each; other agents' names are aliases. */
+export function backgroundTools(pool: TaskPool): AgentTool[] {
+  const output = async (sessionId: string, row: TaskRow, tailLines?: number) => {
+    const read = await pool.output(sessionId, row.id, tailLines);
+    const text = capOutput(read.text, row.logPath);
+    return `${read.truncated ? `[older output not shown; the full log is ${row.logPath}]\n` : ''}${fence(text, row.id)}`;
+  };
+  const row = (sessionId: string, id: string): TaskRow => {
+    if (!pool.has(sessionId, id)) throw unknownTask(id);
+    return pool.row(sessionId, id);
+  };
+
+  const runCommand: AgentTool = {
+    name: 'run_command',
+    aliases: ['shell_command', 'bash', 'Bash'],
+    description:
+      'Run a shell command. Foreground runs wait up to 30 s and are then moved to the background (not killed). ' +
+      'background: true returns a task id at once; use it for builds, tests, installs and servers.',
+    input: RunCommandInput,
+    async execute(args: z.output<typeof RunCommandInput>, context) {
+      const request = {
+        sessionId: context.sessionId,
+        command: args.command,
+        cwd: args.cwd ?? context.cwd,
+        expectedSeconds: args.expected_seconds,
+        timeoutSeconds: args.timeout_seconds,
+        notifyOnFinish: args.notify_on_finish,
+      };
+      if (args.background) {
+        const record = await pool.start(request);
+        const started = pool.row(context.sessionId, record.id);
+        return {
+          taskId: record.id,
+          text: [
+            `Started background task ${started.id}: ${started.status}${started.pid ? `, pid ${started.pid}` : ''}, in ${started.cwd}.`,
+            `Hard timeout ${formatDuration(started.timeoutSeconds)}. Log: ${started.logPath}.`,
+            started.error ? `It could not start: ${started.error}.` : '',
+            started.notifyOnFinish ? 'You will be woken when it ends; you may end your turn.' : 'Read it with read_task_output; wait with wait: true.',
+          ]
+            .filter(Boolean)
+            .join('\n'),
+        };
+      }
+      const record = await pool.startForeground(request);
+      const waitMs = pool.policy.foregroundWaitMs;
+      const settled = await pool.waitFor(record.id, waitMs, context.signal);
+      if (settled) {
+        const done = pool.row(context.sessionId, record.id);
+        return { taskId: record.id, text: `${statusLine(done)}${failureWarning(done)}\n${await output(context.sessionId, done)}` };
+      }
+      const refused = context.signal.aborted ? 'the turn was cancelled' : pool.adopt(record.id);
+      if (refused === null) {
+        const adopted = pool.row(context.sessionId, record.id);
+        const notice = adoptionNotice(adopted, waitMs, { read: `read_task_output task_id="${adopted.id}"`, stop: `stop_task task_id="${adopted.id}"` });
+        return { taskId: record.id, text: `${notice}\nOutput so far:\n${await output(context.sessionId, adopted)}` };
+      }
+      await pool.stop(context.sessionId, record.id, context.signal.aborted ? 'cancelled' : 'refused', refused);
+      const ended = pool.row(context.sessionId, record.id);
+      return {
+        taskId: record.id,
+        text: `${refusedAdoptionNotice(ended, refused, 'Run it with background: true instead.')}\n${await output(context.sessionId, ended)}`,
+      };
+    },
+  };
+
+  const listTasks: AgentTool = {
+    name: LIST_TOOL,
+    aliases: ['shell_tasks', 'background_list', 'BashList'],
+    description: 'Every task of this session: id, status, elapsed and estimate, overdue, silence, pid, command, cwd, times and log path.',
+    input: ListTasksInput,
+    async execute(args: z.output<typeof ListTasksInput>, context) {
+      const rows = pool.list(context.sessionId).filter((task) => args.include_settled || task.running || task.status === 'queued' || task.leftover);
+      if (rows.length === 0) return { text: 'No tasks in this session.' };
+      const lines = rows.map((task) =>
+        [
+          `${task.id} [${task.status}${task.leftover ? ', still running from an earlier run' : ''}]`,
+          `elapsed ${formatDuration(task.elapsedSeconds)}${task.expectedSeconds ? ` of ~${formatDuration(task.expectedSeconds)}` : ''}${task.overdue ? ' (overdue)' : ''}`,
+          task.silentForSeconds !== null ? `silent for ${formatDuration(task.silentForSeconds)}` : '',
+          task.exitCode !== null ? `exit ${task.exitCode}${task.exitNote ? ` (${task.exitNote})` : ''}` : '',
+          task.pid ? `pid ${task.pid}` : '',
+          `started ${task.startedAt ?? 'not yet'}${task.endedAt ? `, ended ${task.endedAt}` : ''}`,
+          `cwd ${task.cwd}`,
+          `log ${task.logPath}`,
+          `command: ${task.command}`,
+        ]
+          .filter(Boolean)
+          .join(' | '),
+      );
+      return { text: lines.join('\n') };
+    },
+  };
+
+  const readOutput: AgentTool = {
+    name: 'read_task_output',
+    aliases: ['shell_output', 'bash_output', 'task_output', 'background_output', 'background_wait', 'BashOutput', 'TaskOutput'],
+    description:
+      'Read a task\'s output (newest 30,000 characters inline) and status. wait: true blocks until it ends or the timeout ' +
+      '(default 60 s, at most 300 s); a timeout is a normal answer meaning it is still running.',
+    input: ReadTaskOutputInput,
+    async execute(args: z.output<typeof ReadTaskOutputInput>, context) {
+      let current = row(context.sessionId, args.task_id);
+      let retrieval: 'success' | 'not_ready' | 'timeout' = current.running || current.status === 'queued' ? 'not_ready' : 'success';
+      if (args.wait && retrieval === 'not_ready') {
+        const settled = await pool.waitFor(args.task_id, args.timeout_seconds * 1000, context.signal);
+        current = pool.row(context.sessionId, args.task_id);
+        retrieval = settled ? 'success' : 'timeout';
+      }
+      const head = [
+        `retrieval_status: ${retrieval}`,
+        `task_status: ${current.status}`,
+        `exit_code: ${current.exitCode ?? 'none'}${current.exitNote ? ` (${current.exitNote})` : ''}`,
+        `signal: ${current.signal ?? 'none'}`,
+        `log_path: ${current.logPath}`,
+      ];
+      if (retrieval === 'timeout') head.push(`Still running after waiting ${args.timeout_seconds} s; wait again or keep working.`);
+      return { taskId: current.id, text: `${head.join('\n')}${failureWarning(current)}\n${await output(context.sessionId, current, args.tail_lines)}` };
+    },
+  };
+
+  const stopTask: AgentTool = {
+    name: 'stop_task',
+    aliases: ['background_stop', 'task_stop', 'kill_shell', 'KillShell'],
+    description: 'Stop a task by id: its whole process group (SIGTERM, then SIGKILL after a grace). Reaches leftovers of earlier runs too.',
+    input: StopTaskInput,
+    async execute(args: z.output<typeof StopTaskInput>, context) {
+      row(context.sessionId, args.task_id);
+      const { wasSettled } = await pool.stop(context.sessionId, args.task_id);
+      const after = pool.row(context.sessionId, args.task_id);
+      if (wasSettled) return { taskId: after.id, text: `Task ${after.id} had already settled: ${statusLine(after)}. Nothing was stopped.` };
+      return { taskId: after.id, text: `Stopped. ${statusLine(after)}.` };
+    },
+  };
+
+  const reap: AgentTool = {
+    name: 'reap_leftovers',
+    aliases: ['background_reap'],
+    description: 'End every process of this session still running from an earlier run of Drover (only those provably its own).',
+    input: ReapTasksInput,
+    async execute(_args: z.output<typeof ReapTasksInput>, context) {
+      const report = await pool.reap(context.sessionId);
+      const lines = [
+        ...report.reaped.map((entry) => `Ended ${entry.taskId} (pids ${entry.pids.join(', ')}).`),
+        ...report.untouched.map((entry) => `Left ${entry.taskId} alone: ${entry.reason}.`),
+      ];
+      return { text: lines.length ? lines.join('\n') : 'No leftovers from earlier runs in this session.' };
+    },
+  };
+
+  return [runCommand, listTasks, readOutput, stopTask, reap];
+}
+
+/** Maps a called name (canonical or alias) and its arguments to our tool and our argument names. */
+export function resolveCall(tools: readonly AgentTool[], name: string, args: unknown): { tool: AgentTool; args: Record<string, unknown> } | null {
+  const tool = tools.find((candidate) => candidate.name === name || candidate.aliases.includes(name));
+  if (!tool) return null;
+  const raw = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  const renamed: Record<string, unknown> = { ...(ALIAS_DEFAULTS[name] ?? {}) };
+  for (const [key, value] of Object.entries(raw)) renamed[ARG_ALIASES[key] ?? key] = value;
+  return { tool, args: renamed };
+}
+
+/** Validates arguments against the tool's schema; a bad argument is an error naming it, for the model to fix. */
+export function parseArgs(tool: AgentTool, args: Record<string, unknown>): unknown {
+  const parsed = tool.input.safeParse(args);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+  throw new DroverError('invalid_input', `Invalid arguments for ${tool.name}: ${where}${issue.message}`);
+}

@@ -1,0 +1,88 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AppInfo, DroverContract } from '../../shared/contract.js';
+import type { Handlers } from '../ipc/router.js';
+import type { SessionsService } from '../sessions/sessions-service.js';
+import type { TaskPool } from '../pool/pool.js';
+import type { OperatorShell } from '../shell/operator-shell.js';
+import type { AgentService } from '../agent/agent-service.js';
+import { detectOllama } from '../agent/providers.js';
+import type { EventBus } from './event-bus.js';
+import type { SettingsService } from './settings.js';
+
+export interface HandlerDeps {
+  info: AppInfo;
+  dataDir: string;
+  workingDir: string;
+  bus: EventBus<DroverContract>;
+  sessions: SessionsService;
+  pool: TaskPool;
+  shell: OperatorShell;
+  agent: AgentService;
+  settings: SettingsService;
+}
+
+/** One handler per request of the contract; inputs arrive validated. */
+export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
+  const { sessions, pool, agent, settings, bus } = d;
+  const requireSession = (id: string) => sessions.get(id);
+  return {
+    appInfo: () => d.info,
+    listSessions: () => sessions.list(),
+    createSession: ({ title }) => sessions.create(title),
+    getSession: ({ id }) => sessions.get(id),
+    renameSession: ({ id, title }) => sessions.rename(id, title),
+    deleteSession: async ({ id }) => {
+      requireSession(id);
+      // Nothing of a deleted session is left running or on disk.
+      agent.cancel(id);
+      await pool.stopSession(id);
+      const deleted = sessions.delete(id);
+      await rm(join(d.dataDir, 'sessions', id), { recursive: true, force: true });
+      return deleted;
+    },
+    listMessages: ({ sessionId }) => sessions.messages(sessionId),
+    postMessage: ({ sessionId, text }) => agent.submit(sessionId, text).message,
+    cancelTurn: ({ sessionId }) => {
+      requireSession(sessionId);
+      return { cancelled: agent.cancel(sessionId) };
+    },
+    agentStatus: ({ sessionId }) => {
+      requireSession(sessionId);
+      return { busy: agent.isBusy(sessionId), connected: settings.provider() !== null };
+    },
+    getSettings: () => settings.publicView(),
+    updateSettings: (change) => settings.update(change),
+    detectLocalModel: async () => ({ ollama: await detectOllama() }),
+    runShell: ({ sessionId, command, background }) => d.shell.run(sessionId, command, background),
+    startTask: async ({ sessionId, command, cwd, expectedSeconds, timeoutSeconds, notifyOnFinish }) => {
+      requireSession(sessionId);
+      const record = await pool.start({ sessionId, command, cwd: cwd ?? d.workingDir, expectedSeconds, timeoutSeconds, notifyOnFinish });
+      return pool.row(sessionId, record.id);
+    },
+    listTasks: ({ sessionId }) => {
+      requireSession(sessionId);
+      const tasks = pool.list(sessionId);
+      return { tasks, runningCount: tasks.filter((task) => task.running).length };
+    },
+    getTask: async ({ sessionId, taskId, tail }) => {
+      requireSession(sessionId);
+      return { task: pool.row(sessionId, taskId), output: await pool.output(sessionId, taskId, tail) };
+    },
+    stopTask: async ({ sessionId, taskId }) => {
+      requireSession(sessionId);
+      const { wasSettled } = await pool.stop(sessionId, taskId);
+      return { task: pool.row(sessionId, taskId), output: await pool.output(sessionId, taskId), alreadySettled: wasSettled };
+    },
+    reapTasks: async ({ sessionId }) => {
+      requireSession(sessionId);
+      return pool.reap(sessionId);
+    },
+    clearFinishedTasks: async ({ sessionId }) => {
+      requireSession(sessionId);
+      const removed = await pool.clearFinished(sessionId);
+      bus.emit('tasksCleared', { sessionId, removed });
+      return { removed };
+    },
+  };
+}
