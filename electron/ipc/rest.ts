@@ -22,6 +22,8 @@ const ID = '([^/]+)';
 /** The REST surface: a thin map from paths to contract requests, so both validate alike. */
 export const routes: readonly Route[] = [
   { method: 'GET', pattern: re('/info'), request: 'appInfo', input: () => ({}) },
+  { method: 'GET', pattern: re('/settings'), request: 'getSettings', input: () => ({}) },
+  { method: 'PUT', pattern: re('/settings'), request: 'updateSettings', input: (_, body) => body },
   { method: 'GET', pattern: re('/sessions'), request: 'listSessions', input: () => ({}) },
   { method: 'POST', pattern: re('/sessions'), request: 'createSession', input: (_, body) => body, status: 201 },
   { method: 'GET', pattern: re(`/sessions/${ID}`), request: 'getSession', input: ([id]) => ({ id }) },
@@ -35,6 +37,8 @@ export const routes: readonly Route[] = [
     input: ([sessionId], body) => ({ ...body, sessionId }),
     status: 201,
   },
+  { method: 'POST', pattern: re(`/sessions/${ID}/cancel`), request: 'cancelTurn', input: ([sessionId]) => ({ sessionId }) },
+  { method: 'GET', pattern: re(`/sessions/${ID}/agent`), request: 'agentStatus', input: ([sessionId]) => ({ sessionId }) },
   {
     method: 'GET',
     pattern: re(`/sessions/${ID}/background-tasks`),
