@@ -7,6 +7,7 @@ import { StoreOpenError } from './store/database.js';
 import { registerAppScheme, serveRenderer } from './app/protocol.js';
 import { createMainWindow, lockDownWebContents } from './app/window.js';
 import { serveContractOverIpc } from './app/ipc-adapter.js';
+import { SafeStorageSecretStore } from './app/secrets.js';
 
 const appRoot = app.getAppPath();
 let services: Services | undefined;
@@ -44,6 +45,7 @@ function start(): void {
       version: app.getVersion(),
       host: 'electron', checkOutputs: false,
       workingDir: app.getPath('home'),
+      secrets: new SafeStorageSecretStore(app.getPath('userData')),
       ...(sqliteBinding ? { sqliteBinding } : {}),
     });
   } catch (error) {

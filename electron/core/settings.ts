@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { issuePath } from '../../shared/ipc/errors.js';
+import { DroverError, issuePath } from '../../shared/ipc/errors.js';
 import {
   SettingsSchema,
   type ProviderSettings,
@@ -113,7 +113,13 @@ export class SettingsService {
     else if (change.provider) {
       const { apiKey, ...provider } = change.provider;
       next.provider = provider;
-      if (apiKey !== undefined) this.#secrets.set(apiKey);
+      if (apiKey !== undefined) {
+        try {
+          this.#secrets.set(apiKey);
+        } catch (error) {
+          throw new DroverError('unavailable', `The API key was not saved: ${(error as Error).message}`, { path: 'provider.apiKey' });
+        }
+      }
     }
     if (change.background) next.background = { ...next.background, ...change.background };
     if (change.agent) next.agent = { ...next.agent, ...change.agent };
