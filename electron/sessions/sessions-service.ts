@@ -29,6 +29,8 @@ export class SessionsService {
     this.#messages = new MessagesRepo(db);
     this.#bus = bus;
     this.#clock = clock;
+    // No turn survives a restart: whatever was mid-stream is marked as cut short.
+    this.#messages.settleInterrupted();
   }
 
   list(): Session[] {

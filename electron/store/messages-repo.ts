@@ -72,8 +72,10 @@ export class MessagesRepo {
   readonly #insert: Statement;
   readonly #get: Statement;
   readonly #update: Statement;
+  readonly #settle: Statement;
 
   constructor(db: Database) {
+    this.#settle = db.prepare("UPDATE messages SET status = 'cancelled' WHERE status IN ('streaming', 'running')");
     this.#list = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id`);
     this.#insert = db.prepare(
       `INSERT INTO messages (session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, status, automated, created_at)
@@ -83,6 +85,11 @@ export class MessagesRepo {
     this.#update = db.prepare(
       'UPDATE messages SET text = @text, task_id = @task_id, tool_result = @tool_result, status = @status WHERE id = @id',
     );
+  }
+
+  /** Rows an earlier run left mid-turn (it stopped or crashed): they will never finish. */
+  settleInterrupted(): number {
+    return this.#settle.run().changes;
   }
 
   list(sessionId: string): Message[] {
