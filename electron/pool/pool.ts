@@ -1,63 +1,24 @@
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { DroverError } from '../../shared/ipc/errors.js';
-import { isSettled, type TaskKind, type TaskOutput, type TaskRow } from '../../shared/schemas/task.js';
+import { isSettled, type TaskOutput, type TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
 import { describeExit } from './exit-codes.js';
 import { OutputWindow } from './output-window.js';
 import { DEFAULT_POLICY, resolveTimeoutSeconds, type PoolPolicy } from './policy.js';
-import type { ProcessInspector } from '../process/inspector.js';
-import type { ProcessIdentity, Verdict } from '../process/identity.js';
-import { StartError, type Runner, type RunnerExit, type RunnerHandle } from './runner.js';
+import { LeftoverTracker } from './leftover-tracker.js';
+import { StartError, type RunnerExit, type RunnerHandle } from './runner.js';
 import { TaskLog, readLogTail } from './task-log.js';
 import { taskId, type TaskRecord } from './task-record.js';
 import { toTaskRow } from './task-row.js';
-import { renderTerminalText } from './terminal-text.js';
+import { readableOutput } from './readable-output.js';
+import { endReasonText, inBackground, plural, type EndReason, type PoolListener, type PoolOptions, type ReapReport, type StartRequest } from './pool-types.js';
+
+export type { PoolListener, PoolOptions, ReapReport, StartRequest } from './pool-types.js';
 
 /** Output events for one task are batched to at most one per this many ms. */
 export const OUTPUT_EVENT_INTERVAL_MS = 250;
-/** A tail read renders at least this much of the newest output first… */
-const TAIL_SLICE_MIN_BYTES = 16 * 1024;
-/** …or this much per line asked for, whichever is more. */
-const TAIL_SLICE_BYTES_PER_LINE = 512;
 
-export interface StartRequest {
-  sessionId: string;
-  command: string;
-  cwd: string;
-  kind?: TaskKind;
-  env?: Readonly<Record<string, string>>;
-  expectedSeconds?: number | undefined;
-  timeoutSeconds?: number | undefined;
-  notifyOnFinish?: boolean | undefined;
-}
-
-export interface PoolListener {
-  taskChanged(row: TaskRow): void;
-  taskOutput(sessionId: string, taskId: string, totalBytes: number): void;
-}
-
-export interface PoolOptions {
-  repo: TasksRepo;
-  runners: Readonly<Partial<Record<TaskKind, Runner>>>;
-  dataDir: string;
-  runId: string;
-  listener: PoolListener;
-  policy?: Partial<PoolPolicy>;
-  now?: () => number;
-  /** Identity at launch, leftovers of earlier runs, escapees. */
-  inspector: ProcessInspector;
-}
-
-/** How long a leftover probe answer is reused, so a list does not scan the process table every time. */
-export const PROBE_CACHE_MS = 2_000;
-
-export interface ReapReport {
-  reaped: { taskId: string; pids: number[] }[];
-  untouched: { taskId: string; reason: string }[];
-}
-
-type EndReason = 'stopped' | 'timed_out' | 'shutdown' | 'cancelled' | 'refused';
 
 /** A task of this run that has not settled: its handle, output window and log. */
 interface Live {
@@ -87,10 +48,9 @@ export class TaskPool {
   readonly #runId: string;
   readonly #listener: PoolListener;
   readonly #now: () => number;
-  readonly #inspector: ProcessInspector;
   /** The boot this run belongs to; recorded with every process so a later run can rule out a reboot. */
   readonly #bootId: string | null;
-  readonly #probes = new Map<string, { at: number; verdict: Verdict }>();
+  readonly #leftovers: LeftoverTracker;
   /** Every record of the sessions seen so far, loaded once per session; the pool is the only writer. */
   readonly #sessions = new Map<string, Map<string, TaskRecord>>();
   readonly #live = new Map<string, Live>();
@@ -109,7 +69,7 @@ export class TaskPool {
     this.#runId = options.runId;
     this.#listener = options.listener;
     this.#now = options.now ?? Date.now;
-    this.#inspector = options.inspector;
+    this.#leftovers = new LeftoverTracker(options.inspector, this.#now);
     this.#bootId = options.inspector.identify(process.pid).bootId;
   }
 
@@ -195,7 +155,7 @@ export class TaskPool {
     const live = this.#live.get(id);
     if (!live) {
       // A leftover of an earlier run is reached by id too; anything else settled stays as it is.
-      if (this.#isOrphaned(record) && this.#leftover(record)) {
+      if (this.#isOrphaned(record) && this.#leftovers.probe(record).alive) {
         await this.#reapOne(record);
         return { record, wasSettled: false };
       }
@@ -220,7 +180,6 @@ export class TaskPool {
     const report: ReapReport = { reaped: [], untouched: [] };
     for (const record of this.#records(sessionId).values()) {
       if (!this.#isOrphaned(record)) continue;
-      this.#probes.delete(record.id);
       const result = await this.#reapOne(record);
       if (result.refused === null) report.reaped.push({ taskId: record.id, pids: result.ended });
       else report.untouched.push({ taskId: record.id, reason: result.refused });
@@ -229,8 +188,7 @@ export class TaskPool {
   }
 
   async #reapOne(record: TaskRecord): Promise<{ ended: number[]; refused: string | null }> {
-    const result = await this.#inspector.reap(identityOf(record));
-    this.#probes.delete(record.id);
+    const result = await this.#leftovers.reap(record);
     if (result.refused !== null) return result;
     // Now this run has dealt with it: the record stops claiming to run.
     record.status = 'stopped';
@@ -242,7 +200,7 @@ export class TaskPool {
 
   /** After a stop: processes that left the group but carry the task's mark are ended too, and named. */
   async #endEscapees(record: TaskRecord): Promise<void> {
-    const escaped = await this.#inspector.endEscapees(record.id);
+    const escaped = await this.#leftovers.endEscapees(record.id);
     if (escaped.length === 0) return;
     const note = `also ended ${plural(escaped.length, 'process', 'processes')} that had left its group: ${escaped.join(', ')}`;
     record.exitNote = record.exitNote ? `${record.exitNote}; ${note}` : note;
@@ -251,20 +209,6 @@ export class TaskPool {
 
   #isOrphaned(record: TaskRecord): boolean {
     return !this.#live.has(record.id) && (record.status === 'running' || record.status === 'queued') && record.runId !== this.#runId;
-  }
-
-  /** Whether an orphaned record's processes are provably still running (cached briefly). */
-  #leftover(record: TaskRecord): boolean {
-    return this.#probe(record).alive;
-  }
-
-  #probe(record: TaskRecord): Verdict {
-    const now = this.#now();
-    const cached = this.#probes.get(record.id);
-    if (cached && now - cached.at < PROBE_CACHE_MS) return cached.verdict;
-    const verdict: Verdict = record.pid ? this.#inspector.probe(identityOf(record)) : { alive: false, reason: 'it never started' };
-    this.#probes.set(record.id, { at: now, verdict });
-    return verdict;
   }
 
   /** Every task of a session, oldest first, as clients see them. */
@@ -293,19 +237,7 @@ export class TaskPool {
     const source = live
       ? { bytes: live.window.bytes(), totalBytes: live.window.totalBytes, truncated: live.window.truncated }
       : await readLogTail(record.logPath, this.policy.persistedReadBytes);
-    if (tailLines === undefined) {
-      return { text: await renderTerminalText(source.bytes, { truncated: source.truncated }), totalBytes: source.totalBytes, truncated: source.truncated };
-    }
-    // A short tail rarely needs the whole window: render a slice first, the rest only if it falls short.
-    const slice = Math.min(source.bytes.length, Math.max(TAIL_SLICE_MIN_BYTES, tailLines * TAIL_SLICE_BYTES_PER_LINE));
-    for (const size of slice < source.bytes.length ? [slice, source.bytes.length] : [slice]) {
-      const cut = size < source.bytes.length;
-      const text = await renderTerminalText(source.bytes.subarray(source.bytes.length - size), { truncated: source.truncated || cut });
-      const lines = text.split('\n');
-      if (lines.length > tailLines) return { text: lines.slice(-tailLines).join('\n'), totalBytes: source.totalBytes, truncated: true };
-      if (!cut) return { text, totalBytes: source.totalBytes, truncated: source.truncated };
-    }
-    throw new Error('unreachable');
+    return readableOutput(source, tailLines);
   }
 
   /** Answers a task that waits for terminal input. */
@@ -504,7 +436,7 @@ export class TaskPool {
     const cached = this.#settledRows.get(record.id);
     if (cached) return cached;
     const live = this.#live.get(record.id);
-    const verdict = this.#isOrphaned(record) ? this.#probe(record) : null;
+    const verdict = this.#isOrphaned(record) ? this.#leftovers.probe(record) : null;
     const row = toTaskRow(record, {
       now,
       runId: this.#runId,
@@ -547,22 +479,3 @@ export class TaskPool {
   }
 }
 
-function identityOf(record: TaskRecord): ProcessIdentity {
-  return { taskId: record.id, pid: record.pid, pgid: record.pgid, processStart: record.processStart, bootId: record.bootId };
-}
-
-function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
-/** Counted against the cap: started in the background, or handed to it. */
-function inBackground(record: TaskRecord): boolean {
-  return !record.foreground || record.adopted;
-}
-
-function endReasonText(reason: EndReason, detail: string | null): string {
-  if (detail) return `stopped: ${detail}`;
-  if (reason === 'cancelled') return 'stopped: the turn was cancelled';
-  if (reason === 'shutdown') return 'stopped: Drover was shutting down';
-  return 'stopped by request';
-}

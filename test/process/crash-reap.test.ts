@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir, until } from '../helpers.js';
-import { spawnHost, type SpawnedHost } from '../host/spawn-host.js';
+import { spawnHost } from '../host/spawn-host.js';
 import { linuxOs } from '../../electron/process/unix-os.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];

@@ -1,0 +1,44 @@
+import type { ProcessIdentity, ReapResult, Verdict } from '../process/identity.js';
+import type { ProcessInspector } from '../process/inspector.js';
+import type { TaskRecord } from './task-record.js';
+
+/** How long a leftover probe answer is reused, so a list does not scan the process table every time. */
+export const PROBE_CACHE_MS = 2_000;
+
+/** Asks the OS about records of earlier runs, briefly remembering the answers. */
+export class LeftoverTracker {
+  readonly #inspector: ProcessInspector;
+  readonly #now: () => number;
+  readonly #probes = new Map<string, { at: number; verdict: Verdict }>();
+
+  constructor(inspector: ProcessInspector, now: () => number) {
+    this.#inspector = inspector;
+    this.#now = now;
+  }
+
+  /** Whether an orphaned record's processes are provably still running, and if not, why. */
+  probe(record: TaskRecord): Verdict {
+    const now = this.#now();
+    const cached = this.#probes.get(record.id);
+    if (cached && now - cached.at < PROBE_CACHE_MS) return cached.verdict;
+    const verdict: Verdict = record.pid ? this.#inspector.probe(identityOf(record)) : { alive: false, reason: 'it never started' };
+    this.#probes.set(record.id, { at: now, verdict });
+    return verdict;
+  }
+
+  /** Ends what is provably the record's; the inspector probes again right before it signals. */
+  async reap(record: TaskRecord): Promise<ReapResult> {
+    this.#probes.delete(record.id);
+    const result = await this.#inspector.reap(identityOf(record));
+    this.#probes.delete(record.id);
+    return result;
+  }
+
+  endEscapees(taskId: string): Promise<number[]> {
+    return this.#inspector.endEscapees(taskId);
+  }
+}
+
+export function identityOf(record: TaskRecord): ProcessIdentity {
+  return { taskId: record.id, pid: record.pid, pgid: record.pgid, processStart: record.processStart, bootId: record.bootId };
+}

@@ -1,0 +1,57 @@
+import type { TaskKind, TaskRow } from '../../shared/schemas/task.js';
+import type { TasksRepo } from '../store/tasks-repo.js';
+import type { ProcessInspector } from '../process/inspector.js';
+import type { PoolPolicy } from './policy.js';
+import type { Runner } from './runner.js';
+import type { TaskRecord } from './task-record.js';
+
+export interface StartRequest {
+  sessionId: string;
+  command: string;
+  cwd: string;
+  kind?: TaskKind;
+  env?: Readonly<Record<string, string>>;
+  expectedSeconds?: number | undefined;
+  timeoutSeconds?: number | undefined;
+  notifyOnFinish?: boolean | undefined;
+}
+
+export interface PoolListener {
+  taskChanged(row: TaskRow): void;
+  taskOutput(sessionId: string, taskId: string, totalBytes: number): void;
+}
+
+export interface PoolOptions {
+  repo: TasksRepo;
+  runners: Readonly<Partial<Record<TaskKind, Runner>>>;
+  dataDir: string;
+  runId: string;
+  listener: PoolListener;
+  policy?: Partial<PoolPolicy>;
+  now?: () => number;
+  /** Identity at launch, leftovers of earlier runs, escapees. */
+  inspector: ProcessInspector;
+}
+
+export interface ReapReport {
+  reaped: { taskId: string; pids: number[] }[];
+  untouched: { taskId: string; reason: string }[];
+}
+
+export type EndReason = 'stopped' | 'timed_out' | 'shutdown' | 'cancelled' | 'refused';
+
+export function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** Counted against the cap: started in the background, or handed to it. */
+export function inBackground(record: TaskRecord): boolean {
+  return !record.foreground || record.adopted;
+}
+
+export function endReasonText(reason: EndReason, detail: string | null): string {
+  if (detail) return `stopped: ${detail}`;
+  if (reason === 'cancelled') return 'stopped: the turn was cancelled';
+  if (reason === 'shutdown') return 'stopped: Drover was shutting down';
+  return 'stopped by request';
+}
