@@ -11,7 +11,7 @@ test('two sessions survive a reload and the route is restored', async ({ page, h
   const firstId = new URL(page.url()).hash.split('/')[2]!;
   await page.getByTestId('composer-input').fill('Run the integration suite');
   await page.getByTestId('composer-send').click();
-  await expect(page.getByTestId('message')).toHaveText(/Run the integration suite/);
+  await expect(page.locator('[data-testid="message"][data-role="user"]')).toHaveText(/Run the integration suite/);
   await expect(page.getByTestId('session-title')).toHaveText('Run the integration suite');
 
   await page.getByTestId('new-session').click();
@@ -19,7 +19,7 @@ test('two sessions survive a reload and the route is restored', async ({ page, h
   const secondId = new URL(page.url()).hash.split('/')[2]!;
   await page.getByTestId('composer-input').fill('Watch the dev server logs');
   await page.getByTestId('composer-input').press('Enter');
-  await expect(page.getByTestId('message')).toHaveText(/Watch the dev server logs/);
+  await expect(page.locator('[data-testid="message"][data-role="user"]')).toHaveText(/Watch the dev server logs/);
   await expect(page.getByTestId('session-item')).toHaveCount(2);
 
   // Back to the first one, then reload: the route and both sessions come back.
@@ -30,7 +30,7 @@ test('two sessions survive a reload and the route is restored', async ({ page, h
   await expect(page.getByTestId('session-item')).toHaveCount(2);
   await expect(page).toHaveURL(new RegExp(`#/s/${firstId}$`));
   await expect(page.getByTestId('session-title')).toHaveText('Run the integration suite');
-  await expect(page.getByTestId('message')).toHaveText(/Run the integration suite/);
+  await expect(page.locator('[data-testid="message"][data-role="user"]')).toHaveText(/Run the integration suite/);
   await expect(page.locator(`[data-testid="session-item"][data-session-id="${secondId}"]`)).toContainText('Watch the dev server logs');
 
   const shot = testInfo.outputPath('sessions.png');

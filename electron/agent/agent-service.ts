@@ -133,7 +133,9 @@ export class AgentService {
           },
         } as Parameters<typeof generateText>[0]);
       }
-      writer.endText();
+      // On abort the SDK may end the stream quietly instead of throwing.
+      if (turn.controller.signal.aborted) writer.cancel();
+      else writer.endText();
     } catch (caught) {
       if (turn.controller.signal.aborted) {
         writer.cancel();
@@ -161,7 +163,13 @@ export class AgentService {
           const row = writer.toolStarted(agentTool.name, toolCallId, resolved.args);
           try {
             const args = parseArgs(agentTool, resolved.args);
-            const outcome = await agentTool.execute(args as never, { sessionId, cwd: this.#deps.cwd(), signal: turn.controller.signal });
+            const outcome = await agentTool.execute(args as never, {
+              sessionId,
+              cwd: this.#deps.cwd(),
+              signal: turn.controller.signal,
+              // The row follows the task live from the moment it starts, not only when the call returns.
+              onTask: (taskId) => writer.attachTask(row, taskId),
+            });
             writer.toolFinished(row, outcome.text, 'done', outcome.taskId);
             return outcome.text;
           } catch (failure) {
@@ -224,6 +232,10 @@ class TranscriptWriter {
     });
     this.#running.add(row.id);
     return row;
+  }
+
+  attachTask(row: Message, taskId: string): void {
+    this.#sessions.update(row.id, { taskId });
   }
 
   toolFinished(row: Message, result: string, status: 'done' | 'error', taskId?: string): void {

@@ -11,6 +11,8 @@ export interface ToolContext {
   cwd: string;
   /** Aborts when the turn is cancelled: a foreground command is then ended, and the answer says so. */
   signal: AbortSignal;
+  /** Called as soon as a call has started a task, so the transcript can follow it live. */
+  onTask?: (taskId: string) => void;
 }
 
 export interface ToolOutcome {
@@ -101,6 +103,7 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
       };
       if (args.background) {
         const record = await pool.start(request);
+        context.onTask?.(record.id);
         const started = pool.row(context.sessionId, record.id);
         return {
           taskId: record.id,
@@ -115,6 +118,7 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
         };
       }
       const record = await pool.startForeground(request);
+      context.onTask?.(record.id);
       const waitMs = pool.policy.foregroundWaitMs;
       const settled = await pool.waitFor(record.id, waitMs, context.signal);
       if (settled) {

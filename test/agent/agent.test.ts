@@ -137,10 +137,12 @@ describe('the agent against a fake model server', () => {
   });
 
   it('cancelling a turn ends its foreground command and says why', async () => {
-    const { model, services, session, call } = await setup();
+    const { model, services, session, call, messages } = await setup();
     model.enqueue({ toolCalls: [{ name: 'run_command', args: { command: 'sleep 30' } }] });
     await call('postMessage', { sessionId: session.id, text: 'run it in the foreground' });
     await until(() => services.pool.list(session.id).some((t) => t.running), 'the command to start');
+    // The tool row follows the task while the call is still waiting on it.
+    await until(() => messages().some((m) => m.role === 'tool' && m.taskId === 'bg_1' && m.status === 'running'), 'the row to name its task');
     await call('cancelTurn', { sessionId: session.id });
     await until(() => services.pool.list(session.id).every((t) => !t.running), 'the command to be stopped');
     expect(services.pool.row(session.id, 'bg_1')).toMatchObject({ status: 'stopped', exitNote: expect.stringContaining('cancelled') });

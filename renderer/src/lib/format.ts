@@ -99,3 +99,26 @@ export function exitLabel(task: TaskRow): string | null {
   if (task.exitNote) parts.push(task.exitNote);
   return parts.length > 0 ? parts.join(' · ') : null;
 }
+
+/** A tool call's arguments as indented JSON; anything JSON cannot write shows as text. */
+export function prettyJson(value: unknown): string {
+  if (value === null || value === undefined) return '(none)';
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A tool call's one-line summary without the tool's name in front (the row shows the name apart). */
+export function toolSummary(toolName: string, text: string): string {
+  if (text === toolName) return '';
+  return text.startsWith(`${toolName} `) ? text.slice(toolName.length + 1) : text;
+}
+
+/** A size for people: "512 B", "256 KiB", "4 MiB". */
+export function bytesLabel(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round((bytes / 1024) * 10) / 10} KiB`;
+  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
+}

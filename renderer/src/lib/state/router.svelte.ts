@@ -1,15 +1,18 @@
 /** Where the app is; lives in the location hash so a reload restores it. */
 export type Route =
   | { name: 'home' }
+  | { name: 'settings' }
   | { name: 'session'; sessionId: string; panel?: 'tasks'; taskId?: string };
 
 export const HOME: Route = { name: 'home' };
+export const SETTINGS: Route = { name: 'settings' };
 
-/** `#/s/<id>`, `#/s/<id>/tasks`, `#/s/<id>/tasks/<taskId>`; anything else is home. */
+/** `#/settings`, `#/s/<id>`, `#/s/<id>/tasks`, `#/s/<id>/tasks/<taskId>`; anything else is home. */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').replace(/^\/+/, '').replace(/\/+$/, '');
   const parts = path === '' ? [] : path.split('/').map(decode);
   if (parts.some((part) => part === null || part === '')) return HOME;
+  if (parts.length === 1 && parts[0] === 'settings') return SETTINGS;
   const [head, sessionId, panel, taskId, ...rest] = parts as string[];
   if (head !== 's' || sessionId === undefined || rest.length > 0) return HOME;
   if (panel === undefined) return { name: 'session', sessionId };
@@ -21,6 +24,7 @@ export function parseRoute(hash: string): Route {
 /** The hash for a route, e.g. `#/s/abc/tasks`. */
 export function routeHref(route: Route): string {
   if (route.name === 'home') return '#/';
+  if (route.name === 'settings') return '#/settings';
   let href = `#/s/${encodeURIComponent(route.sessionId)}`;
   if (route.panel) {
     href += `/${route.panel}`;

@@ -4,8 +4,10 @@ import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 
 /**
- * The transcript of one session, oldest first. Messages never change once written,
- * so a reload merges by id with whatever events delivered meanwhile.
+ * The transcript of one session, oldest first. Messages are added (`messageAdded`) and
+ * change in place (`messageUpdated`: streaming text grows, a tool call settles), always
+ * replaced whole by id. Events that arrive while a load is in flight are replayed onto
+ * its answer, so a reload never puts back an older copy of a message.
  */
 export class TranscriptState {
   readonly #api: DroverApi;
@@ -18,6 +20,8 @@ export class TranscriptState {
   #sending = $state(false);
   #postError = $state<string | null>(null);
   #loadSeq = 0;
+  /** Messages delivered by events during the load in flight, replayed onto its answer. */
+  #pending: Message[] | null = null;
 
   constructor(api: DroverApi, sessionId: string) {
     this.#api = api;
@@ -60,23 +64,26 @@ export class TranscriptState {
 
   /** Follows new messages of this session and loads the transcript; returns a stop function. */
   start(): () => void {
-    const off = this.#api.on('messageAdded', ({ message }) => {
-      if (message.sessionId === this.#sessionId) this.#merge([message]);
-    });
+    const onMessage = ({ message }: { message: Message }) => {
+      if (message.sessionId === this.#sessionId) this.#receive(message);
+    };
+    const offs = [this.#api.on('messageAdded', onMessage), this.#api.on('messageUpdated', onMessage)];
     void this.load();
     return () => {
-      off();
+      for (const off of offs) off();
       this.#loadSeq++;
+      this.#pending = null;
     };
   }
 
   async load(): Promise<void> {
     const seq = ++this.#loadSeq;
+    this.#pending = [];
     this.#loading = true;
     try {
       const fresh = await this.#api.listMessages({ sessionId: this.#sessionId });
       if (seq !== this.#loadSeq) return;
-      this.#merge(fresh);
+      this.#merge([...fresh, ...(this.#pending ?? [])]);
       this.#loaded = true;
       this.#loadError = null;
       this.#notFound = false;
@@ -85,7 +92,10 @@ export class TranscriptState {
       if (error instanceof DroverError && error.code === 'not_found') this.#notFound = true;
       this.#loadError = `Could not load the transcript: ${errorMessage(error)}`;
     } finally {
-      if (seq === this.#loadSeq) this.#loading = false;
+      if (seq === this.#loadSeq) {
+        this.#pending = null;
+        this.#loading = false;
+      }
     }
   }
 
@@ -96,7 +106,8 @@ export class TranscriptState {
     this.#postError = null;
     try {
       const message = await this.#api.postMessage({ sessionId: this.#sessionId, text });
-      this.#merge([message]);
+      // Its event may have come first: never let this copy replace a newer one.
+      if (!this.#messages.some((known) => known.id === message.id)) this.#receive(message);
       return true;
     } catch (error) {
       this.#postError = `Could not send: ${errorMessage(error)}`;
@@ -110,13 +121,29 @@ export class TranscriptState {
     this.#postError = null;
   }
 
+  #receive(message: Message): void {
+    this.#merge([message]);
+    this.#pending?.push(message);
+  }
+
+  /** Later entries win over earlier ones and over what is held. */
   #merge(incoming: readonly Message[]): void {
     const current = this.#messages;
     const last = current[current.length - 1];
-    // The common case: one new message after the last one.
-    if (incoming.length === 1 && (!last || incoming[0]!.id > last.id)) {
-      this.#messages = [...current, incoming[0]!];
-      return;
+    if (incoming.length === 1) {
+      const message = incoming[0]!;
+      // The common cases: one new message after the last one, or one changing in place.
+      if (!last || message.id > last.id) {
+        this.#messages = [...current, message];
+        return;
+      }
+      const index = current.findLastIndex((known) => known.id === message.id);
+      if (index !== -1) {
+        const next = [...current];
+        next[index] = message;
+        this.#messages = next;
+        return;
+      }
     }
     const byId = new Map<number, Message>();
     for (const message of current) byId.set(message.id, message);
