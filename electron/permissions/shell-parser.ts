@@ -1,0 +1,39 @@
+import { createRequire } from 'node:module';
+import { Language, Parser, type Node } from 'web-tree-sitter';
+
+/** A parsed command line, as far as the gate cares: its tree, or the fact that it would not parse. */
+export interface ParsedCommand {
+  root: Node;
+  hasError: boolean;
+}
+
+export type ShellParse = (command: string) => ParsedCommand | null;
+
+let parser: Parser | null = null;
+
+/**
+ * Loads the bash grammar (tree-sitter-bash's .wasm) once. Until it is loaded the gate has
+ * no parser, and every decision that needs one is "ask".
+ */
+export async function loadShellParser(wasmPath?: string): Promise<ShellParse> {
+  if (!parser) {
+    await Parser.init();
+    const path = wasmPath ?? createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+    const language = await Language.load(path);
+    const created = new Parser();
+    created.setLanguage(language);
+    parser = created;
+  }
+  const loaded = parser;
+  return (command) => {
+    const tree = loaded.parse(command);
+    return tree ? { root: tree.rootNode, hasError: tree.rootNode.hasError } : null;
+  };
+}
+
+/** Parses with the grammar once loaded; null before that (the gate then asks). */
+export function parseShell(command: string): ParsedCommand | null {
+  if (!parser) return null;
+  const tree = parser.parse(command);
+  return tree ? { root: tree.rootNode, hasError: tree.rootNode.hasError } : null;
+}
