@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineContract, event, request } from './ipc/define.js';
 import { IdSchema, SessionSchema, TitleSchema } from './schemas/session.js';
 import { PublicSettingsSchema, SettingsUpdateSchema } from './schemas/settings.js';
+import { GrantSchema, PermissionAnswerSchema, PermissionRequestSchema } from './schemas/permission.js';
 import { MessageSchema, MessageTextSchema } from './schemas/message.js';
 import {
   CommandSchema,
@@ -95,6 +96,26 @@ export const contract = defineContract({
       output: z.object({ ollama: z.object({ baseUrl: z.string(), models: z.array(z.string()) }).nullable() }),
       summary: 'Look for a local Ollama on 127.0.0.1:11434 to offer when no model is connected',
     }),
+    listPermissions: request({
+      input: BySession,
+      output: z.object({ pending: z.array(PermissionRequestSchema), grants: z.array(GrantSchema) }),
+      summary: 'Commands waiting for the person\'s answer, and the grants of this session',
+    }),
+    answerPermission: request({
+      input: z.object({ sessionId: IdSchema, requestId: z.string().min(1), answer: PermissionAnswerSchema }).strict(),
+      output: z.object({ answered: z.boolean(), grants: z.array(GrantSchema) }),
+      summary: 'Answer a pending request: allow once, allow always (exact), always allow the program, or reject',
+    }),
+    revokeGrant: request({
+      input: z.object({ sessionId: IdSchema, kind: z.enum(['exact', 'program']), value: z.string().min(1) }).strict(),
+      output: z.object({ grants: z.array(GrantSchema) }),
+      summary: 'Remove one grant of this session',
+    }),
+    promoteGrant: request({
+      input: z.object({ sessionId: IdSchema, kind: z.enum(['exact', 'program']), value: z.string().min(1) }).strict(),
+      output: z.object({ grants: z.array(GrantSchema), allowlist: z.array(z.string()) }),
+      summary: 'Make a grant permanent: add it to the allowlist in settings',
+    }),
     runShell: request({
       input: z.object({ sessionId: IdSchema, command: CommandSchema, background: z.boolean().default(false) }).strict(),
       output: ShellResultSchema,
@@ -144,6 +165,12 @@ export const contract = defineContract({
     sessionDeleted: event({ payload: z.object({ id: IdSchema }), summary: 'A session was deleted' }),
     messageAdded: event({ payload: z.object({ message: MessageSchema }), summary: 'A message joined a transcript' }),
     messageUpdated: event({ payload: z.object({ message: MessageSchema }), summary: 'A message changed (streaming text, a tool call settling)' }),
+    permissionRequested: event({ payload: z.object({ request: PermissionRequestSchema }), summary: 'The model wants to run a command that needs the person\'s answer' }),
+    permissionResolved: event({
+      payload: z.object({ sessionId: IdSchema, requestId: z.string(), answer: z.union([PermissionAnswerSchema, z.literal('withdrawn')]) }),
+      summary: 'A pending request was answered, or withdrawn (its turn ended)',
+    }),
+    grantsChanged: event({ payload: z.object({ sessionId: IdSchema, grants: z.array(GrantSchema) }), summary: 'The grants of a session changed' }),
     turnChanged: event({
       payload: z.object({ sessionId: IdSchema, busy: z.boolean(), error: z.string().nullable() }),
       summary: 'A turn of the agent started or ended (with the error that ended it, if any)',
@@ -164,4 +191,5 @@ export type DroverContract = typeof contract;
 export type { Session } from './schemas/session.js';
 export type { Message, Role, MessageStatus } from './schemas/message.js';
 export type { PublicSettings, SettingsUpdate, ProviderKind } from './schemas/settings.js';
+export type { PermissionRequest, PermissionAnswer, Grant } from './schemas/permission.js';
 export type { TaskRow, TaskOutput, TaskStatus, TaskList, TaskWithOutput } from './schemas/task.js';

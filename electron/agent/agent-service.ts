@@ -22,6 +22,8 @@ export interface AgentDeps {
   /** The model for a turn, or null when no provider is configured. */
   model: () => { model: LanguageModel; streaming: boolean } | null;
   cwd: () => string;
+  /** The permission gate for the model's commands. */
+  permit: (request: { sessionId: string; command: string; cwd: string; background: boolean }, signal: AbortSignal) => Promise<{ allowed: boolean; reason: string }>;
   log?: (message: string) => void;
 }
 
@@ -169,6 +171,7 @@ export class AgentService {
               signal: turn.controller.signal,
               // The row follows the task live from the moment it starts, not only when the call returns.
               onTask: (taskId) => writer.attachTask(row, taskId),
+              permit: (command, cwd, background) => this.#deps.permit({ sessionId, command, cwd, background }, turn.controller.signal),
             });
             writer.toolFinished(row, outcome.text, 'done', outcome.taskId);
             return outcome.text;

@@ -13,6 +13,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Called as soon as a call has started a task, so the transcript can follow it live. */
   onTask?: (taskId: string) => void;
+  /** The permission gate: every command the model runs is allowed by a rule or by the person. */
+  permit: (command: string, cwd: string, background: boolean) => Promise<{ allowed: boolean; reason: string }>;
 }
 
 export interface ToolOutcome {
@@ -93,10 +95,21 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
       'background: true returns a task id at once; use it for builds, tests, installs and servers.',
     input: RunCommandInput,
     async execute(args: z.output<typeof RunCommandInput>, context) {
+      const cwd = args.cwd ?? context.cwd;
+      // Backgrounding is never a way around approval: both paths pass the gate first.
+      const permission = await context.permit(args.command, cwd, args.background);
+      if (!permission.allowed) {
+        return {
+          text:
+            permission.reason === 'rejected by the person'
+              ? `Not run: the person rejected \`${args.command}\`. Do not run it again, or a variant of it, unless they ask you to.`
+              : `Not run: ${permission.reason}.`,
+        };
+      }
       const request = {
         sessionId: context.sessionId,
         command: args.command,
-        cwd: args.cwd ?? context.cwd,
+        cwd,
         expectedSeconds: args.expected_seconds,
         timeoutSeconds: args.timeout_seconds,
         notifyOnFinish: args.notify_on_finish,

@@ -9,6 +9,7 @@ import type { AgentService } from '../agent/agent-service.js';
 import { detectOllama } from '../agent/providers.js';
 import type { EventBus } from './event-bus.js';
 import type { SettingsService } from './settings.js';
+import type { PermissionService } from '../permissions/permission-service.js';
 
 export interface HandlerDeps {
   info: AppInfo;
@@ -20,6 +21,7 @@ export interface HandlerDeps {
   shell: OperatorShell;
   agent: AgentService;
   settings: SettingsService;
+  permissions: PermissionService;
 }
 
 /** One handler per request of the contract; inputs arrive validated. */
@@ -36,6 +38,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession(id);
       // Nothing of a deleted session is left running or on disk.
       agent.cancel(id);
+      d.permissions.forget(id);
       await pool.stopSession(id);
       const deleted = sessions.delete(id);
       await rm(join(d.dataDir, 'sessions', id), { recursive: true, force: true });
@@ -54,6 +57,22 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     getSettings: () => settings.publicView(),
     updateSettings: (change) => settings.update(change),
     detectLocalModel: async () => ({ ollama: await detectOllama() }),
+    listPermissions: ({ sessionId }) => {
+      requireSession(sessionId);
+      return { pending: d.permissions.pending(sessionId), grants: d.permissions.grants(sessionId) };
+    },
+    answerPermission: ({ sessionId, requestId, answer }) => {
+      requireSession(sessionId);
+      return d.permissions.answer(sessionId, requestId, answer);
+    },
+    revokeGrant: ({ sessionId, kind, value }) => {
+      requireSession(sessionId);
+      return { grants: d.permissions.revoke(sessionId, kind, value) };
+    },
+    promoteGrant: ({ sessionId, kind, value }) => {
+      requireSession(sessionId);
+      return d.permissions.promote(sessionId, kind, value);
+    },
     runShell: ({ sessionId, command, background }) => d.shell.run(sessionId, command, background),
     startTask: async ({ sessionId, command, cwd, expectedSeconds, timeoutSeconds, notifyOnFinish }) => {
       requireSession(sessionId);

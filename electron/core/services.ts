@@ -20,6 +20,8 @@ import { AgentService } from '../agent/agent-service.js';
 import { backgroundTools } from '../agent/tools.js';
 import { createLanguageModel } from '../agent/providers.js';
 import { DEFAULT_MAX_WAKES_PER_SESSION, WakeScheduler } from '../agent/wakes.js';
+import { PermissionService } from '../permissions/permission-service.js';
+import { loadShellParser } from '../permissions/shell-parser.js';
 
 export interface ServicesOptions {
   dataDir: string;
@@ -82,7 +84,23 @@ export function createServices(options: ServicesOptions): Services {
       taskOutput: (sessionId, taskId, totalBytes) => bus.emit('taskOutput', { sessionId, taskId, totalBytes }),
     },
   });
+  // The gate parses with tree-sitter-bash; until the grammar is loaded, nothing is judged.
+  const parserReady = loadShellParser().then(
+    () => undefined,
+    (error: unknown) => warn(`the shell grammar could not be loaded, so every command will ask: ${String(error)}`),
+  );
+  const permissions = new PermissionService({
+    bus,
+    ready: parserReady,
+    allowlist: () => settings.current.commandAllowlist ?? [],
+    addToAllowlist: (entry) => {
+      const current = settings.current.commandAllowlist ?? [];
+      if (!current.includes(entry)) settings.update({ commandAllowlist: [...current, entry] });
+      return settings.current.commandAllowlist ?? [];
+    },
+  });
   const agent = new AgentService({
+    permit: (request, signal) => permissions.check(request, signal),
     sessions,
     bus,
     tools: backgroundTools(pool),
@@ -113,6 +131,7 @@ export function createServices(options: ServicesOptions): Services {
     shell: new OperatorShell(pool, sessions, () => options.workingDir),
     agent,
     settings,
+    permissions,
   });
   const router = createRouter(contract, handlers, { checkOutputs: options.checkOutputs ?? true });
 

@@ -104,6 +104,7 @@ export class SettingsService {
         : null,
       background: this.#settings.background ?? {},
       agent: this.#settings.agent ?? {},
+      commandAllowlist: this.#settings.commandAllowlist ?? [],
     };
   }
 
@@ -123,6 +124,7 @@ export class SettingsService {
     }
     if (change.background) next.background = { ...next.background, ...change.background };
     if (change.agent) next.agent = { ...next.agent, ...change.agent };
+    if (change.commandAllowlist) next.commandAllowlist = change.commandAllowlist;
     this.#write(SettingsSchema.parse(next));
     this.#settings = next;
     return this.publicView();

@@ -37,6 +37,13 @@ export const routes: readonly Route[] = [
     input: ([sessionId], body) => ({ ...body, sessionId }),
     status: 201,
   },
+  { method: 'GET', pattern: re(`/sessions/${ID}/permissions`), request: 'listPermissions', input: ([sessionId]) => ({ sessionId }) },
+  {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/permissions/${ID}`),
+    request: 'answerPermission',
+    input: ([sessionId, requestId], body) => ({ ...body, sessionId, requestId }),
+  },
   { method: 'POST', pattern: re(`/sessions/${ID}/cancel`), request: 'cancelTurn', input: ([sessionId]) => ({ sessionId }) },
   { method: 'GET', pattern: re(`/sessions/${ID}/agent`), request: 'agentStatus', input: ([sessionId]) => ({ sessionId }) },
   {

@@ -39,8 +39,12 @@ export const AgentSettingsSchema = z
   .partial()
   .strict();
 
+/** The operator's own prefixes: a command starting with one at a word boundary, adding no shell machinery, runs without asking. */
+export const CommandAllowlistSchema = z.array(z.string().trim().min(1).max(1000)).max(500);
+
 export const SettingsSchema = z
   .object({
+    commandAllowlist: CommandAllowlistSchema.optional(),
     background: BackgroundSettingsSchema.optional(),
     provider: ProviderSettingsSchema.optional(),
     agent: AgentSettingsSchema.optional(),
@@ -62,6 +66,7 @@ export const PublicSettingsSchema = z.object({
     .nullable(),
   background: BackgroundSettingsSchema,
   agent: AgentSettingsSchema,
+  commandAllowlist: z.array(z.string()),
 });
 export type PublicSettings = z.infer<typeof PublicSettingsSchema>;
 
@@ -73,6 +78,7 @@ export const SettingsUpdateSchema = z
       .optional(),
     background: BackgroundSettingsSchema.optional(),
     agent: AgentSettingsSchema.optional(),
+    commandAllowlist: CommandAllowlistSchema.optional(),
   })
   .strict();
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;

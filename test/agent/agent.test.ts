@@ -40,6 +40,11 @@ async function setup(kind: Kind = 'openai-compatible', options: { streaming?: bo
   const turns: boolean[] = [];
   services.bus.subscribe((name, payload) => {
     if (name === 'turnChanged') turns.push((payload as { busy: boolean }).busy);
+    // The person allows every command here; the gate itself is tested in test/permissions.
+    if (name === 'permissionRequested') {
+      const { request } = payload as { request: { id: string; sessionId: string } };
+      void services.handle('answerPermission', { sessionId: request.sessionId, requestId: request.id, answer: 'allow' });
+    }
   });
   const say = async (text: string) => {
     const before = turns.filter((busy) => !busy).length;

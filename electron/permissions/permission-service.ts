@@ -1,0 +1,146 @@
+import { DroverError } from '../../shared/ipc/errors.js';
+import type { DroverContract } from '../../shared/contract.js';
+import type { Grant, PermissionAnswer, PermissionRequest } from '../../shared/schemas/permission.js';
+import type { EventBus } from '../core/event-bus.js';
+import { randomId } from '../core/ids.js';
+import { evaluateCommand, programGrantFor, visibleCommand } from './gate.js';
+
+export type Outcome = { allowed: true; reason: string } | { allowed: false; reason: string };
+
+interface Pending {
+  request: PermissionRequest;
+  resolve: (answer: PermissionAnswer | 'withdrawn') => void;
+}
+
+interface SessionGrants {
+  exact: Set<string>;
+  program: Set<string>;
+}
+
+export interface PermissionDeps {
+  bus: EventBus<DroverContract>;
+  allowlist: () => readonly string[];
+  /** Adds an entry to the permanent allowlist in settings. */
+  addToAllowlist: (entry: string) => readonly string[];
+  /** Resolves once the shell grammar is loaded (until then nothing could be judged). */
+  ready: Promise<void>;
+  now?: () => number;
+}
+
+/**
+ * Every command the model runs passes here. Grants belong to a chat session while the app
+ * runs and are not restored after a restart. A pending request is only ever resolved by
+ * the person's answer, or withdrawn when its turn ends: never into an implicit allow.
+ */
+export class PermissionService {
+  readonly #deps: PermissionDeps;
+  readonly #grants = new Map<string, SessionGrants>();
+  readonly #pending = new Map<string, Pending>();
+
+  constructor(deps: PermissionDeps) {
+    this.#deps = deps;
+  }
+
+  /** Allows at once when a rule covers the command; otherwise asks the person and waits. */
+  async check(request: { sessionId: string; command: string; cwd: string; background: boolean }, signal: AbortSignal): Promise<Outcome> {
+    await this.#deps.ready;
+    const grants = this.#session(request.sessionId);
+    const decision = evaluateCommand(request.command, {
+      allowlist: this.#deps.allowlist(),
+      exactGrants: [...grants.exact],
+      programGrants: [...grants.program],
+    });
+    if (decision.decision === 'allow') return { allowed: true, reason: decision.reason };
+    if (signal.aborted) return { allowed: false, reason: 'the turn was cancelled' };
+
+    const pending: PermissionRequest = {
+      id: randomId(10),
+      sessionId: request.sessionId,
+      command: request.command,
+      visibleCommand: visibleCommand(request.command),
+      cwd: request.cwd,
+      background: request.background,
+      programGrant: programGrantFor(request.command),
+      reason: decision.reason,
+      createdAt: new Date((this.#deps.now ?? Date.now)()).toISOString(),
+    };
+    const answer = await new Promise<PermissionAnswer | 'withdrawn'>((resolve) => {
+      this.#pending.set(pending.id, { request: pending, resolve });
+      const withdraw = () => this.#resolve(pending.id, 'withdrawn');
+      signal.addEventListener('abort', withdraw, { once: true });
+      this.#deps.bus.emit('permissionRequested', { request: pending });
+    });
+    if (answer === 'withdrawn') return { allowed: false, reason: 'the turn ended before the person answered' };
+    if (answer === 'reject') return { allowed: false, reason: 'rejected by the person' };
+    return { allowed: true, reason: answer === 'allow' ? 'allowed once by the person' : 'allowed always by the person' };
+  }
+
+  answer(sessionId: string, requestId: string, answer: PermissionAnswer): { answered: boolean; grants: Grant[] } {
+    const pending = this.#pending.get(requestId);
+    if (!pending || pending.request.sessionId !== sessionId) {
+      throw new DroverError('not_found', `No pending permission request "${requestId}" in this session`, { path: 'requestId' });
+    }
+    const grants = this.#session(sessionId);
+    if (answer === 'allow_always') grants.exact.add(pending.request.command);
+    if (answer === 'allow_program') {
+      const entry = pending.request.programGrant;
+      if (!entry) throw new DroverError('invalid_input', 'Always allow <program> is not offered for this command', { path: 'answer' });
+      grants.program.add(entry);
+    }
+    this.#resolve(requestId, answer);
+    if (answer === 'allow_always' || answer === 'allow_program') this.#announceGrants(sessionId);
+    return { answered: true, grants: this.grants(sessionId) };
+  }
+
+  pending(sessionId: string): PermissionRequest[] {
+    return [...this.#pending.values()].filter((p) => p.request.sessionId === sessionId).map((p) => p.request);
+  }
+
+  grants(sessionId: string): Grant[] {
+    const grants = this.#session(sessionId);
+    return [
+      ...[...grants.program].map((value) => ({ kind: 'program' as const, value, covers: `${value} with any plain arguments (no pipes, redirects or risky flags)` })),
+      ...[...grants.exact].map((value) => ({ kind: 'exact' as const, value, covers: 'exactly this command' })),
+    ];
+  }
+
+  revoke(sessionId: string, kind: Grant['kind'], value: string): Grant[] {
+    const removed = this.#session(sessionId)[kind].delete(value);
+    if (!removed) throw new DroverError('not_found', `No ${kind} grant "${value}" in this session`, { path: 'value' });
+    this.#announceGrants(sessionId);
+    return this.grants(sessionId);
+  }
+
+  promote(sessionId: string, kind: Grant['kind'], value: string): { grants: Grant[]; allowlist: string[] } {
+    if (!this.#session(sessionId)[kind].has(value)) throw new DroverError('not_found', `No ${kind} grant "${value}" in this session`, { path: 'value' });
+    const allowlist = [...this.#deps.addToAllowlist(value)];
+    return { grants: this.grants(sessionId), allowlist };
+  }
+
+  /** A deleted session's grants and requests go with it. */
+  forget(sessionId: string): void {
+    for (const request of this.pending(sessionId)) this.#resolve(request.id, 'withdrawn');
+    this.#grants.delete(sessionId);
+  }
+
+  #resolve(requestId: string, answer: PermissionAnswer | 'withdrawn'): void {
+    const pending = this.#pending.get(requestId);
+    if (!pending) return;
+    this.#pending.delete(requestId);
+    pending.resolve(answer);
+    this.#deps.bus.emit('permissionResolved', { sessionId: pending.request.sessionId, requestId, answer });
+  }
+
+  #announceGrants(sessionId: string): void {
+    this.#deps.bus.emit('grantsChanged', { sessionId, grants: this.grants(sessionId) });
+  }
+
+  #session(sessionId: string): SessionGrants {
+    let grants = this.#grants.get(sessionId);
+    if (!grants) {
+      grants = { exact: new Set(), program: new Set() };
+      this.#grants.set(sessionId, grants);
+    }
+    return grants;
+  }
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { IdSchema, TimestampSchema } from './session.js';
+
+export const PermissionAnswerSchema = z.enum(['allow', 'allow_always', 'allow_program', 'reject']);
+export type PermissionAnswer = z.infer<typeof PermissionAnswerSchema>;
+
+/** A command the model wants to run that no rule allows: the person decides. */
+export const PermissionRequestSchema = z.object({
+  id: z.string(),
+  sessionId: IdSchema,
+  /** Exactly the bytes that would run. */
+  command: z.string(),
+  /** The same command with whitespace and control characters made visible; what the modal shows. */
+  visibleCommand: z.string(),
+  cwd: z.string(),
+  background: z.boolean(),
+  /** The entry "Always allow <program>" would store, or null where it is not offered. */
+  programGrant: z.string().nullable(),
+  /** Why it asks. */
+  reason: z.string(),
+  createdAt: TimestampSchema,
+});
+export type PermissionRequest = z.infer<typeof PermissionRequestSchema>;
+
+export const GrantSchema = z.object({
+  kind: z.enum(['exact', 'program']),
+  /** The exact command, or the program entry (`curl`, `git status`). */
+  value: z.string(),
+  /** What it covers, in words. */
+  covers: z.string(),
+});
+export type Grant = z.infer<typeof GrantSchema>;
