@@ -61,5 +61,20 @@ describe('the agent over REST', () => {
     ]);
     expect((await call('GET', `/sessions/${session}/agent`)).body).toEqual({ busy: false, connected: true });
     expect((await call('POST', `/sessions/${session}/cancel`)).body).toEqual({ cancelled: false });
+
+    // A command the model wants to run waits for an answer that a script can give over REST.
+    model.enqueue({ toolCalls: [{ name: 'run_command', args: { command: 'git status --short' } }] }, { text: 'ok' });
+    await call('POST', `/sessions/${session}/messages`, { text: 'status?' });
+    let pending: any[] = [];
+    for (let i = 0; i < 100 && pending.length === 0; i++) {
+      pending = (await call('GET', `/sessions/${session}/permissions`)).body.pending;
+      if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(pending[0]).toMatchObject({ command: 'git status --short', program_grant: 'git status', background: false });
+    const bogus = await call('POST', `/sessions/${session}/permissions/${pending[0].id}`, { answer: 'maybe' });
+    expect(bogus.status).toBe(400);
+    const answered = await call('POST', `/sessions/${session}/permissions/${pending[0].id}`, { answer: 'allow_program' });
+    expect(answered.body).toMatchObject({ answered: true, grants: [{ kind: 'program', value: 'git status' }] });
+    expect((await call('POST', `/sessions/${session}/permissions/${pending[0].id}`, { answer: 'allow' })).status).toBe(404);
   });
 });
