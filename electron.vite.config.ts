@@ -1,11 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'electron-vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 
 const root = import.meta.dirname;
 
+/** Ships the bash grammar next to the main bundle: tree-sitter-bash stays a dev dependency, only its .wasm travels. */
+function bashGrammar(): Plugin {
+  return {
+    name: 'drover-bash-grammar',
+    generateBundle() {
+      const wasm = createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+      this.emitFile({ type: 'asset', fileName: 'tree-sitter-bash.wasm', source: readFileSync(wasm) });
+    },
+  };
+}
+
 export default defineConfig({
   main: {
+    plugins: [bashGrammar()],
     build: {
       outDir: 'out/main',
       rollupOptions: {

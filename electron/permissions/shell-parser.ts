@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { Language, Parser, type Node } from 'web-tree-sitter';
 
 /** A parsed command line, as far as the gate cares: its tree, or the fact that it would not parse. */
@@ -18,7 +20,7 @@ let parser: Parser | null = null;
 export async function loadShellParser(wasmPath?: string): Promise<ShellParse> {
   if (!parser) {
     await Parser.init();
-    const path = wasmPath ?? createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+    const path = wasmPath ?? grammarPath();
     const language = await Language.load(path);
     const created = new Parser();
     created.setLanguage(language);
@@ -29,6 +31,16 @@ export async function loadShellParser(wasmPath?: string): Promise<ShellParse> {
     const tree = loaded.parse(command);
     return tree ? { root: tree.rootNode, hasError: tree.rootNode.hasError } : null;
   };
+}
+
+/** Beside the built bundle (out/main, and in the packaged app), else from the dev dependency. */
+function grammarPath(): string {
+  // The bundler may put this code in out/main/chunks/: look there and one folder up.
+  for (const folder of [import.meta.dirname, join(import.meta.dirname, '..')]) {
+    const shipped = join(folder, 'tree-sitter-bash.wasm');
+    if (existsSync(shipped)) return shipped;
+  }
+  return createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
 }
 
 /** Parses with the grammar once loaded; null before that (the gate then asks). */
