@@ -37,6 +37,10 @@ test('a model connected in Settings backgrounds a task, is woken when it ends, a
   await page.getByTestId('new-session').click();
   await page.getByTestId('composer-input').fill('Run the checks');
   await page.getByTestId('composer-input').press('Enter');
+  // A loop with ; and $ is no plain invocation: the person is asked, and allows it once.
+  await expect(page.getByTestId('permission-modal')).toBeVisible();
+  await page.getByTestId('permission-allow').click();
+  await expect(page.getByTestId('permission-modal')).toBeHidden();
 
   const toolRow = page.locator('[data-testid="tool-row"][data-task-id="bg_1"]').first();
   await expect(toolRow.getByTestId('tool-name')).toContainText('run_command');
@@ -67,7 +71,8 @@ test('Stop cancels a turn and leaves its background task running', async ({ page
   const auth = { Authorization: `Bearer ${host.token}` };
   await page.request.put(`${host.origin}/api/settings`, {
     headers: auth,
-    data: { provider: { kind: 'openai-compatible', baseUrl: model.baseUrl, model: 'fake', apiKey: 'k' } },
+    // The operator's allowlist covers `sleep 60`, so no modal interrupts this test.
+    data: { provider: { kind: 'openai-compatible', baseUrl: model.baseUrl, model: 'fake', apiKey: 'k' }, commandAllowlist: ['sleep'] },
   });
   model.enqueue({ toolCalls: [{ name: 'run_command', args: { command: 'sleep 60', background: true } }] }, { text: 'never shown', delayMs: 30_000 });
   await page.goto(host.url);

@@ -50,4 +50,6 @@ test('the gate: Always allow <program> names its entry, covers other arguments, 
   await model.waitForRequests(4, 15_000);
   expect(model.requests[3]!.transcript).toContain('Not run: the person rejected `echo third | cat`. Do not run it again');
   await expect(page.getByTestId('grant-item')).toHaveAttribute('data-value', 'echo');
+  // The rejected call's row says it did not run.
+  await expect(page.getByTestId('tool-row').last()).toHaveAttribute('data-status', 'error');
 });

@@ -7,6 +7,7 @@ import type { SessionsService } from '../sessions/sessions-service.js';
 import { toModelMessages } from './history.js';
 import { systemPrompt } from './prompt.js';
 import { parseArgs, resolveCall, type AgentTool } from './tools.js';
+import { visibleCommand } from '../permissions/gate.js';
 
 /** Steps (model calls) one turn may take before it is ended. */
 export const MAX_STEPS_PER_TURN = 50;
@@ -173,7 +174,7 @@ export class AgentService {
               onTask: (taskId) => writer.attachTask(row, taskId),
               permit: (command, cwd, background) => this.#deps.permit({ sessionId, command, cwd, background }, turn.controller.signal),
             });
-            writer.toolFinished(row, outcome.text, 'done', outcome.taskId);
+            writer.toolFinished(row, outcome.text, outcome.failed ? 'error' : 'done', outcome.taskId);
             return outcome.text;
           } catch (failure) {
             const text = `Error: ${failure instanceof Error ? failure.message : String(failure)}`;
@@ -261,7 +262,8 @@ class TranscriptWriter {
 
 function summarise(name: string, args: unknown): string {
   const record = (args ?? {}) as Record<string, unknown>;
-  if (typeof record.command === 'string') return record.command;
+  // Shown as the gate shows it: control characters visible.
+  if (typeof record.command === 'string') return visibleCommand(record.command);
   if (typeof record.task_id === 'string') return `${name} ${record.task_id}`;
   return name;
 }

@@ -20,6 +20,8 @@ export interface ToolContext {
 export interface ToolOutcome {
   /** What the model is told. */
   text: string;
+  /** The call did not do what was asked (the command was rejected or not run). */
+  failed?: boolean;
   /** The task the call started or concerns, so the transcript row can follow it live. */
   taskId?: string;
 }
@@ -100,6 +102,7 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
       const permission = await context.permit(args.command, cwd, args.background);
       if (!permission.allowed) {
         return {
+          failed: true,
           text:
             permission.reason === 'rejected by the person'
               ? `Not run: the person rejected \`${args.command}\`. Do not run it again, or a variant of it, unless they ask you to.`

@@ -30,6 +30,8 @@ export class SettingsState {
   #saveFailure = $state.raw<SaveFailure | null>(null);
   /** Bumped on each successful save, so a view can confirm it. */
   #savedCount = $state(0);
+  #allowlistSaving = $state(false);
+  #allowlistError = $state<string | null>(null);
   #ollama = $state.raw<LocalOllama | null>(null);
   #detected = $state(false);
   #detection: Promise<void> | null = null;
@@ -69,6 +71,20 @@ export class SettingsState {
     return this.#savedCount;
   }
 
+  /** The operator's command prefixes that run without asking; empty until the first load. */
+  get allowlist(): readonly string[] {
+    return this.#settings?.commandAllowlist ?? [];
+  }
+
+  get allowlistSaving(): boolean {
+    return this.#allowlistSaving;
+  }
+
+  /** Why the last allowlist change failed; apart from `saveFailure`, which the model form shows. */
+  get allowlistError(): string | null {
+    return this.#allowlistError;
+  }
+
   /** A local Ollama, once detection found one. */
   get ollama(): LocalOllama | null {
     return this.#ollama;
@@ -102,12 +118,7 @@ export class SettingsState {
     this.#saving = true;
     this.#saveFailure = null;
     try {
-      const settings = await this.#api.updateSettings(change);
-      // A load racing this save must not put the old settings back.
-      this.#loadSeq++;
-      this.#loading = false;
-      this.#settings = settings;
-      this.#loadError = null;
+      this.#stored(await this.#api.updateSettings(change));
       this.#savedCount++;
       return true;
     } catch (error) {
@@ -119,6 +130,27 @@ export class SettingsState {
     } finally {
       this.#saving = false;
     }
+  }
+
+  /** Replaces the command allowlist; true when it was stored (see `allowlistError` otherwise). */
+  async saveAllowlist(allowlist: readonly string[]): Promise<boolean> {
+    if (this.#allowlistSaving) return false;
+    this.#allowlistSaving = true;
+    this.#allowlistError = null;
+    try {
+      this.#stored(await this.#api.updateSettings({ commandAllowlist: [...allowlist] }));
+      return true;
+    } catch (error) {
+      this.#allowlistError = `Could not save the allowlist: ${errorMessage(error)}`;
+      return false;
+    } finally {
+      this.#allowlistSaving = false;
+    }
+  }
+
+  /** The allowlist changed elsewhere (a session grant was made permanent): show it without a reload. */
+  applyAllowlist(allowlist: readonly string[]): void {
+    if (this.#settings) this.#settings = { ...this.#settings, commandAllowlist: [...allowlist] };
   }
 
   /** Forgets the model connection (a stored key is kept for next time). */
@@ -153,5 +185,17 @@ export class SettingsState {
 
   clearSaveFailure(): void {
     this.#saveFailure = null;
+  }
+
+  clearAllowlistError(): void {
+    this.#allowlistError = null;
+  }
+
+  #stored(settings: PublicSettings): void {
+    // A load racing this save must not put the old settings back.
+    this.#loadSeq++;
+    this.#loading = false;
+    this.#settings = settings;
+    this.#loadError = null;
   }
 }
