@@ -8,11 +8,13 @@ import { registerAppScheme, serveRenderer } from './app/protocol.js';
 import { createMainWindow, lockDownWebContents } from './app/window.js';
 import { serveContractOverIpc } from './app/ipc-adapter.js';
 import { SafeStorageSecretStore } from './app/secrets.js';
+import { startTaskTray, trayIconPath } from './app/tray.js';
 
 const appRoot = app.getAppPath();
 let services: Services | undefined;
 let window: BrowserWindow | undefined;
 let stopIpc: (() => void) | undefined;
+let stopTray: (() => void) | undefined;
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -33,6 +35,7 @@ if (!app.requestSingleInstanceLock()) {
     event.preventDefault();
     quitting = true;
     stopIpc?.();
+    stopTray?.();
     void services.shutdown().finally(() => app.exit(0));
   });
 }
@@ -54,7 +57,14 @@ function start(): void {
   }
   serveRenderer(join(appRoot, 'out', 'renderer'));
   stopIpc = serveContractOverIpc(contract, services);
-  window = createMainWindow({ preloadPath: join(appRoot, 'out', 'preload', 'preload.cjs') });
+  window = createMainWindow({ preloadPath: join(appRoot, 'out', 'preload', 'preload.cjs'), iconPath: trayIconPath(appRoot) });
+  const running = services;
+  stopTray = startTaskTray({
+    services: running,
+    iconPath: trayIconPath(appRoot),
+    window: () => window,
+    notificationsEnabled: () => running.settings.current.notifications?.enabled ?? true,
+  });
 }
 
 function fail(error: unknown): void {

@@ -146,6 +146,20 @@ export const contract = defineContract({
       output: TaskWithOutputSchema.extend({ alreadySettled: z.boolean() }),
       summary: 'Stop a task and its whole process group; a settled task is returned as it is',
     }),
+    writeTask: request({
+      input: ByTask.extend({ data: z.string().min(1).max(64 * 1024) }).strict(),
+      output: z.object({ written: z.number().int() }),
+      summary: 'Type into a running task\'s terminal (to answer a prompt)',
+    }),
+    searchTaskLog: request({
+      input: ByTask.extend({ query: z.string().min(1).max(500), maxMatches: z.number().int().positive().max(5_000).default(500) }).strict(),
+      output: z.object({
+        matches: z.array(z.object({ line: z.number().int().positive(), text: z.string() })),
+        truncated: z.boolean(),
+        linesSearched: z.number().int().nonnegative(),
+      }),
+      summary: 'Search a task\'s whole log on disk (case-insensitive, escape sequences ignored)',
+    }),
     reapTasks: request({
       input: BySession,
       output: z.object({
@@ -171,6 +185,10 @@ export const contract = defineContract({
       summary: 'A pending request was answered, or withdrawn (its turn ended)',
     }),
     grantsChanged: event({ payload: z.object({ sessionId: IdSchema, grants: z.array(GrantSchema) }), summary: 'The grants of a session changed' }),
+    openTask: event({
+      payload: z.object({ sessionId: IdSchema, taskId: TaskIdSchema }),
+      summary: 'The person asked (from a notification or the tray) to see this task',
+    }),
     turnChanged: event({
       payload: z.object({ sessionId: IdSchema, busy: z.boolean(), error: z.string().nullable() }),
       summary: 'A turn of the agent started or ended (with the error that ended it, if any)',

@@ -7,6 +7,7 @@ import type { TaskPool } from '../pool/pool.js';
 import type { OperatorShell } from '../shell/operator-shell.js';
 import type { AgentService } from '../agent/agent-service.js';
 import { detectOllama } from '../agent/providers.js';
+import { searchLog } from '../pool/log-search.js';
 import type { EventBus } from './event-bus.js';
 import type { SettingsService } from './settings.js';
 import type { PermissionService } from '../permissions/permission-service.js';
@@ -92,6 +93,15 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession(sessionId);
       const { wasSettled } = await pool.stop(sessionId, taskId);
       return { task: pool.row(sessionId, taskId), output: await pool.output(sessionId, taskId), alreadySettled: wasSettled };
+    },
+    writeTask: ({ sessionId, taskId, data }) => {
+      requireSession(sessionId);
+      pool.write(sessionId, taskId, data);
+      return { written: data.length };
+    },
+    searchTaskLog: async ({ sessionId, taskId, query, maxMatches }) => {
+      requireSession(sessionId);
+      return searchLog(pool.row(sessionId, taskId).logPath, query, maxMatches);
     },
     reapTasks: async ({ sessionId }) => {
       requireSession(sessionId);

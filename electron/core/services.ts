@@ -51,6 +51,7 @@ export interface Services extends ServerEndpoint {
   readonly sessions: SessionsService;
   readonly pool: TaskPool;
   readonly agent: AgentService;
+  readonly settings: SettingsService;
   readonly databaseFile: string;
   /** Ends turns, stops every task, then closes the store. Safe to call twice. */
   shutdown(): Promise<void>;
@@ -142,6 +143,7 @@ export function createServices(options: ServicesOptions): Services {
     sessions,
     pool,
     agent,
+    settings,
     databaseFile,
     handle: (name, input) => router.handle(name, input),
     subscribe: (listener) => bus.subscribe(listener),

@@ -105,6 +105,7 @@ export class SettingsService {
       background: this.#settings.background ?? {},
       agent: this.#settings.agent ?? {},
       commandAllowlist: this.#settings.commandAllowlist ?? [],
+      notifications: { enabled: this.#settings.notifications?.enabled ?? true },
     };
   }
 
@@ -125,6 +126,7 @@ export class SettingsService {
     if (change.background) next.background = { ...next.background, ...change.background };
     if (change.agent) next.agent = { ...next.agent, ...change.agent };
     if (change.commandAllowlist) next.commandAllowlist = change.commandAllowlist;
+    if (change.notifications) next.notifications = { ...next.notifications, ...change.notifications };
     this.#write(SettingsSchema.parse(next));
     this.#settings = next;
     return this.publicView();

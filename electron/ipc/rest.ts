@@ -79,6 +79,18 @@ export const routes: readonly Route[] = [
   },
   {
     method: 'POST',
+    pattern: re(`/sessions/${ID}/background-tasks/${ID}/input`),
+    request: 'writeTask',
+    input: ([sessionId, taskId], body) => ({ ...body, sessionId, taskId }),
+  },
+  {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/background-tasks/${ID}/search`),
+    request: 'searchTaskLog',
+    input: ([sessionId, taskId], _body, query) => ({ sessionId, taskId, query: query.get('q') ?? '', ...optionalNumber(query, 'max_matches', 'maxMatches') }),
+  },
+  {
+    method: 'POST',
     pattern: re(`/sessions/${ID}/background-tasks/${ID}/stop`),
     request: 'stopTask',
     input: ([sessionId, taskId]) => ({ sessionId, taskId }),
@@ -97,10 +109,10 @@ export const routes: readonly Route[] = [
 ];
 
 /** A query parameter the contract wants as a number; a non-number is passed on so validation names it. */
-function optionalNumber(query: URLSearchParams, name: string): Record<string, unknown> {
+function optionalNumber(query: URLSearchParams, name: string, key = name): Record<string, unknown> {
   const raw = query.get(name);
   if (raw === null) return {};
-  return { [name]: /^-?\d+$/.test(raw) ? Number(raw) : raw };
+  return { [key]: /^-?\d+$/.test(raw) ? Number(raw) : raw };
 }
 
 function re(path: string): RegExp {

@@ -42,9 +42,18 @@ export const AgentSettingsSchema = z
 /** The operator's own prefixes: a command starting with one at a word boundary, adding no shell machinery, runs without asking. */
 export const CommandAllowlistSchema = z.array(z.string().trim().min(1).max(1000)).max(500);
 
+export const NotificationSettingsSchema = z
+  .object({
+    /** A system notification when a task ends while the window is not focused. */
+    enabled: z.boolean(),
+  })
+  .partial()
+  .strict();
+
 export const SettingsSchema = z
   .object({
     commandAllowlist: CommandAllowlistSchema.optional(),
+    notifications: NotificationSettingsSchema.optional(),
     background: BackgroundSettingsSchema.optional(),
     provider: ProviderSettingsSchema.optional(),
     agent: AgentSettingsSchema.optional(),
@@ -67,6 +76,7 @@ export const PublicSettingsSchema = z.object({
   background: BackgroundSettingsSchema,
   agent: AgentSettingsSchema,
   commandAllowlist: z.array(z.string()),
+  notifications: z.object({ enabled: z.boolean() }),
 });
 export type PublicSettings = z.infer<typeof PublicSettingsSchema>;
 
@@ -79,6 +89,7 @@ export const SettingsUpdateSchema = z
     background: BackgroundSettingsSchema.optional(),
     agent: AgentSettingsSchema.optional(),
     commandAllowlist: CommandAllowlistSchema.optional(),
+    notifications: NotificationSettingsSchema.optional(),
   })
   .strict();
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;

@@ -1,0 +1,78 @@
+import { join } from 'node:path';
+import { BrowserWindow, Menu, Notification, Tray, nativeImage } from 'electron';
+import type { TaskRow } from '../../shared/schemas/task.js';
+import type { Services } from '../core/services.js';
+import { TaskNotices } from '../notify/task-notices.js';
+
+/**
+ * Draws what TaskNotices decides: the tray's running count and menu, and a system
+ * notification when a task ends while the window is away. Clicking either opens the task.
+ */
+export function startTaskTray(options: {
+  services: Services;
+  iconPath: string;
+  window: () => BrowserWindow | undefined;
+  notificationsEnabled: () => boolean;
+}): () => void {
+  const { services } = options;
+  const notices = new TaskNotices();
+  const image = nativeImage.createFromPath(options.iconPath).resize({ width: 18, height: 18 });
+  const tray = new Tray(image);
+
+  const open = (sessionId: string, taskId: string) => {
+    const window = options.window();
+    if (window && !window.isDestroyed()) {
+      if (window.isMinimized()) window.restore();
+      window.show();
+      window.focus();
+    }
+    services.bus.emit('openTask', { sessionId, taskId });
+  };
+
+  const redraw = () => {
+    const state = notices.tray();
+    tray.setToolTip(state.tooltip);
+    if (process.platform === 'darwin') tray.setTitle(state.count > 0 ? String(state.count) : '');
+    const items = state.items.map((item) => ({ label: item.label, click: () => open(item.sessionId, item.taskId) }));
+    tray.setContextMenu(
+      Menu.buildFromTemplate([
+        { label: state.count === 0 ? 'No tasks running' : `${state.count} running`, enabled: false },
+        ...(items.length ? [{ type: 'separator' as const }, ...items] : []),
+        { type: 'separator' },
+        { label: 'Show Drover', click: () => options.window()?.show() },
+      ]),
+    );
+  };
+
+  const unsubscribe = services.bus.subscribe((name, payload) => {
+    if (name !== 'taskUpdated') return;
+    const task = (payload as { task: TaskRow }).task;
+    const window = options.window();
+    const notice = notices.update(task, {
+      enabled: options.notificationsEnabled() && Notification.isSupported(),
+      windowFocused: Boolean(window && !window.isDestroyed() && window.isFocused()),
+      sessionTitle: (sessionId) => {
+        try {
+          return services.sessions.get(sessionId).title;
+        } catch {
+          return null;
+        }
+      },
+    });
+    redraw();
+    if (notice) {
+      const shown = new Notification({ title: notice.title, body: notice.body, icon: options.iconPath });
+      shown.on('click', () => open(notice.sessionId, notice.taskId));
+      shown.show();
+    }
+  });
+  redraw();
+  return () => {
+    unsubscribe();
+    tray.destroy();
+  };
+}
+
+export function trayIconPath(appRoot: string): string {
+  return join(appRoot, 'build', 'icon.png');
+}
