@@ -1,8 +1,12 @@
+import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { svelteTesting } from '@testing-library/svelte/vite';
 
 /**
  * Tests are chosen by platform, never skipped: the Windows runner takes the portable tests
  * and the real Win32 ones; unix takes everything else (real processes, signals, ptys).
+ * Renderer component tests (renderer/src/**\/*.test.ts) run in jsdom.
  */
 const PORTABLE = [
   'test/layering.test.ts',
@@ -14,11 +18,16 @@ const PORTABLE = [
   'test/host/host-server.test.ts',
   'test/pool/rules.test.ts',
   'test/process/leftovers.test.ts',
+  'test/notify.test.ts',
+  'renderer/src/**/*.test.ts',
 ];
 
 export default defineConfig({
+  plugins: [svelte({ configFile: resolve(import.meta.dirname, 'renderer/svelte.config.js') }), svelteTesting()],
+  resolve: { alias: { '@shared': resolve(import.meta.dirname, 'shared') } },
   test: {
-    include: process.platform === 'win32' ? [...PORTABLE, 'test/process/windows-real.test.ts'] : ['test/**/*.test.ts'],
+    include:
+      process.platform === 'win32' ? [...PORTABLE, 'test/process/windows-real.test.ts'] : ['test/**/*.test.ts', 'renderer/src/**/*.test.ts'],
     exclude: process.platform === 'win32' ? [] : ['test/process/windows-real.test.ts', '**/node_modules/**'],
     environment: 'node',
     pool: 'forks',
