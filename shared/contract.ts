@@ -146,6 +146,18 @@ export const contract = defineContract({
       output: TaskWithOutputSchema.extend({ alreadySettled: z.boolean() }),
       summary: 'Stop a task and its whole process group; a settled task is returned as it is',
     }),
+    readTaskLog: request({
+      input: ByTask.extend({ fromByte: z.number().int().nonnegative().optional() }).strict(),
+      output: z.object({
+        /** Raw terminal output (escape sequences intact) for a terminal view to render. */
+        data: z.string(),
+        fromByte: z.number().int().nonnegative(),
+        toByte: z.number().int().nonnegative(),
+        /** True when older bytes exist before fromByte that were not sent. */
+        truncated: z.boolean(),
+      }),
+      summary: 'Raw log bytes from an offset (default: the last 256 KiB), to follow a task in a terminal view',
+    }),
     writeTask: request({
       input: ByTask.extend({ data: z.string().min(1).max(64 * 1024) }).strict(),
       output: z.object({ written: z.number().int() }),

@@ -8,6 +8,7 @@ import type { OperatorShell } from '../shell/operator-shell.js';
 import type { AgentService } from '../agent/agent-service.js';
 import { detectOllama } from '../agent/providers.js';
 import { searchLog } from '../pool/log-search.js';
+import { readLogRange } from '../pool/task-log.js';
 import type { EventBus } from './event-bus.js';
 import type { SettingsService } from './settings.js';
 import type { PermissionService } from '../permissions/permission-service.js';
@@ -93,6 +94,12 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession(sessionId);
       const { wasSettled } = await pool.stop(sessionId, taskId);
       return { task: pool.row(sessionId, taskId), output: await pool.output(sessionId, taskId), alreadySettled: wasSettled };
+    },
+    readTaskLog: async ({ sessionId, taskId, fromByte }) => {
+      requireSession(sessionId);
+      const range = await readLogRange(pool.row(sessionId, taskId).logPath, fromByte, pool.policy.persistedReadBytes);
+      // A slice may start inside a UTF-8 character; the terminal view copes with a replacement mark.
+      return { data: range.bytes.toString('utf8'), fromByte: range.fromByte, toByte: range.toByte, truncated: range.truncated };
     },
     writeTask: ({ sessionId, taskId, data }) => {
       requireSession(sessionId);

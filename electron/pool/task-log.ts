@@ -99,3 +99,25 @@ export async function readLogTail(path: string, maxBytes: number): Promise<LogTa
     await handle.close();
   }
 }
+
+/** A slice of a log from `fromByte` (at most `maxBytes`), or its last `maxBytes` when no offset is given. */
+export async function readLogRange(path: string, fromByte: number | undefined, maxBytes: number): Promise<{ bytes: Buffer; fromByte: number; toByte: number; truncated: boolean }> {
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch {
+    return { bytes: Buffer.alloc(0), fromByte: 0, toByte: 0, truncated: false };
+  }
+  let start = fromByte === undefined ? Math.max(0, size - maxBytes) : Math.min(fromByte, size);
+  // A reader far behind skips ahead rather than pulling megabytes.
+  if (size - start > maxBytes) start = size - maxBytes;
+  const length = size - start;
+  const handle = await open(path, 'r');
+  try {
+    const bytes = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(bytes, 0, length, start);
+    return { bytes: bytes.subarray(0, bytesRead), fromByte: start, toByte: start + bytesRead, truncated: start > (fromByte ?? 0) };
+  } finally {
+    await handle.close();
+  }
+}
