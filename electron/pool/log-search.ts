@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 
 /** Escape sequences (CSI, OSC and two-byte ones) removed for matching; the log itself is untouched. */
 const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
@@ -18,28 +17,32 @@ export async function searchLog(path: string, query: string, maxMatches: number)
   const matches: LogMatch[] = [];
   let line = 0;
   let truncated = false;
-  let stream;
-  try {
-    stream = createReadStream(path, { encoding: 'utf8' });
-    await new Promise<void>((resolve, reject) => {
-      stream!.once('open', () => resolve());
-      stream!.once('error', reject);
-    });
-  } catch {
-    return { matches, truncated, linesSearched: 0 };
-  }
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  for await (const raw of lines) {
+  let rest = '';
+  const consider = (raw: string): boolean => {
     line++;
+    // Lines end at \n only: a lone \r is a redraw within the line, and its last state is what shows.
     const visible = (raw.split('\r').filter(Boolean).at(-1) ?? '').replace(ESCAPES, '');
-    if (!visible.toLowerCase().includes(needle)) continue;
+    if (!visible.toLowerCase().includes(needle)) return true;
     if (matches.length >= maxMatches) {
       truncated = true;
-      break;
+      return false;
     }
     matches.push({ line, text: visible.length > 2_000 ? `${visible.slice(0, 2_000)}…` : visible });
+    return true;
+  };
+  let stream;
+  try {
+    stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+    for await (const chunk of stream as AsyncIterable<string>) {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() ?? '';
+      for (const raw of lines) if (!consider(raw)) return { matches, truncated, linesSearched: line };
+    }
+  } catch {
+    return { matches, truncated, linesSearched: line };
+  } finally {
+    stream?.destroy();
   }
-  lines.close();
-  stream.destroy();
+  if (rest) consider(rest);
   return { matches, truncated, linesSearched: line };
 }
