@@ -4,9 +4,10 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { svelteTesting } from '@testing-library/svelte/vite';
 
 /**
+ * Two projects: the services in Node, and the renderer's components in jsdom (the Svelte
+ * testing plugin resolves packages for the browser, which the Node tests must not get).
  * Tests are chosen by platform, never skipped: the Windows runner takes the portable tests
  * and the real Win32 ones; unix takes everything else (real processes, signals, ptys).
- * Renderer component tests (renderer/src/**\/*.test.ts) run in jsdom.
  */
 const PORTABLE = [
   'test/layering.test.ts',
@@ -19,19 +20,34 @@ const PORTABLE = [
   'test/pool/rules.test.ts',
   'test/process/leftovers.test.ts',
   'test/notify.test.ts',
-  'renderer/src/**/*.test.ts',
 ];
+const windows = process.platform === 'win32';
 
 export default defineConfig({
-  plugins: [svelte({ configFile: resolve(import.meta.dirname, 'renderer/svelte.config.js') }), svelteTesting()],
-  resolve: { alias: { '@shared': resolve(import.meta.dirname, 'shared') } },
   test: {
-    include:
-      process.platform === 'win32' ? [...PORTABLE, 'test/process/windows-real.test.ts'] : ['test/**/*.test.ts', 'renderer/src/**/*.test.ts'],
-    exclude: process.platform === 'win32' ? [] : ['test/process/windows-real.test.ts', '**/node_modules/**'],
-    environment: 'node',
-    pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      {
+        test: {
+          name: 'services',
+          include: windows ? [...PORTABLE, 'test/process/windows-real.test.ts'] : ['test/**/*.test.ts'],
+          exclude: windows ? [] : ['test/process/windows-real.test.ts', '**/node_modules/**'],
+          environment: 'node',
+          pool: 'forks',
+          testTimeout: 20_000,
+          hookTimeout: 20_000,
+        },
+      },
+      {
+        plugins: [svelte({ configFile: resolve(import.meta.dirname, 'renderer/svelte.config.js') }), svelteTesting()],
+        resolve: { alias: { '@shared': resolve(import.meta.dirname, 'shared') } },
+        test: {
+          name: 'renderer',
+          include: ['renderer/src/**/*.test.ts'],
+          environment: 'jsdom',
+        },
+      },
+    ],
   },
 });

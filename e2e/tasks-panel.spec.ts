@@ -18,7 +18,7 @@ test('the tasks panel: newest first, live, stop from a card, Finished counts, Cl
   // Newest first, by start time.
   await expect(cards.nth(0)).toHaveAttribute('data-task-id', 'bg_3');
   await expect(cards.nth(2)).toHaveAttribute('data-task-id', 'bg_1');
-  const elapsed = cards.nth(2).getByTestId('task-elapsed');
+  const elapsed = panel.locator('[data-testid="task-card"][data-task-id="bg_1"]').getByTestId('task-elapsed');
   const first = await elapsed.textContent();
   await expect(elapsed).not.toHaveText(first ?? '', { timeout: 5_000 });
 

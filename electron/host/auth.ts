@@ -1,8 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
+/** Hex, so it never starts with a dash that a command line would read as an option. */
 export function newToken(): string {
-  return randomBytes(24).toString('base64url');
+  return randomBytes(24).toString('hex');
 }
 
 export function tokensMatch(given: string | null | undefined, expected: string): boolean {

@@ -16,9 +16,13 @@ const TYPES: Record<string, string> = {
   '.wasm': 'application/wasm',
 };
 
-/** The same policy the page declares in its meta tag, sent as a header too. */
+/**
+ * The same policy the page declares in its meta tag, sent as a header too. The terminal view
+ * (xterm.js) writes its colours into <style> elements, so style elements may be inline; style
+ * attributes in markup may not, and scripts never.
+ */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; style-src-elem 'self' 'unsafe-inline'; style-src-attr 'none'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Serves the built renderer; anything outside its folder is not found. */
 export async function serveStatic(root: string, pathname: string, res: ServerResponse): Promise<void> {

@@ -18,6 +18,10 @@ describe('host flags', () => {
     expect(parseHostArgs([], { DROVER_TOKEN: 'fromtheenvironment' }).token).toBe('fromtheenvironment');
   });
 
+  it('takes a token that starts with a dash when given as --token=…', () => {
+    expect(parseHostArgs(['--token=-abcdefghijklmnop'], {}).token).toBe('-abcdefghijklmnop');
+  });
+
   it('names a bad flag', () => {
     expect(() => parseHostArgs(['--port', 'eighty'], {})).toThrow(/--port/);
     expect(() => parseHostArgs(['--port', '70000'], {})).toThrow(/--port/);
@@ -30,5 +34,12 @@ describe('host flags', () => {
     expect(defaultDataDir({ XDG_DATA_HOME: 'relative' }, 'linux')).toMatch(/\.local\/share\/drover$/);
     expect(defaultDataDir({ APPDATA: 'C:\\Users\\me\\AppData\\Roaming' }, 'win32')).toMatch(/Drover$/);
     expect(defaultDataDir({}, 'darwin')).toMatch(/Library\/Application Support\/Drover$/);
+  });
+});
+
+describe('fresh tokens', () => {
+  it('never start with a dash', async () => {
+    const { newToken } = await import('../../electron/host/auth.js');
+    for (let i = 0; i < 200; i++) expect(newToken()).toMatch(/^[0-9a-f]{48}$/);
   });
 });

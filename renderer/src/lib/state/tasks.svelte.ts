@@ -56,6 +56,8 @@ export class TasksState {
   readonly #leftovers = $derived(this.#list.filter((task) => task.leftover));
   #reaping = $state(false);
   #reapMessage = $state<string | null>(null);
+  #clearing = $state(false);
+  #clearError = $state<string | null>(null);
 
   readonly #watched = new Map<string, number>();
   readonly #tails = new Map<string, number>();
@@ -111,6 +113,30 @@ export class TasksState {
       this.#reapMessage = `Could not end them: ${errorMessage(error)}`;
     } finally {
       this.#reaping = false;
+    }
+  }
+
+  get clearing(): boolean {
+    return this.#clearing;
+  }
+
+  /** Why the last clear failed. */
+  get clearError(): string | null {
+    return this.#clearError;
+  }
+
+  /** Drops the settled tasks of this session and their logs; running ones are untouched. */
+  async clearFinished(): Promise<void> {
+    if (this.#clearing) return;
+    this.#clearing = true;
+    this.#clearError = null;
+    try {
+      const { removed } = await this.#api.clearFinishedTasks({ sessionId: this.#sessionId });
+      if (this.#alive) this.#apply(removeAll(removed), removed);
+    } catch (error) {
+      this.#clearError = `Could not clear: ${errorMessage(error)}`;
+    } finally {
+      this.#clearing = false;
     }
   }
 

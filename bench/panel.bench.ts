@@ -1,0 +1,67 @@
+/**
+ * The tasks panel with 10,000 finished tasks stored: time from opening "Finished" to its
+ * first rows on screen, against the same with 10 tasks, in the same run (Chromium, built host).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from '@playwright/test';
+import { openDatabase } from '../electron/store/database.js';
+import { TasksRepo } from '../electron/store/tasks-repo.js';
+import { CHROMIUM_ARGS } from '../playwright.config.js';
+import { startHost } from '../e2e/host.js';
+
+const ROUNDS = 5;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+function seed(dataDir: string, count: number): void {
+  const db = openDatabase(join(dataDir, 'drover.sqlite'));
+  const now = Date.now();
+  db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('benchsession', 'bench', ?, ?)").run(now, now);
+  const repo = new TasksRepo(db);
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const seq = repo.nextSeq();
+      repo.insert({
+        id: `bg_${seq}`, seq, sessionId: 'benchsession', kind: 'command', command: `npm run step -- ${i}`, cwd: dataDir,
+        status: i % 9 === 0 ? 'failed' : 'succeeded', exitCode: i % 9 === 0 ? 1 : 0, signal: null, exitNote: null, error: null,
+        pid: null, pgid: null, processStart: null, bootId: null, runId: 'earlier', queuedAt: now - 10_000 + i, startedAt: now - 9_000 + i,
+        endedAt: now - 8_000 + i, expectedSeconds: null, timeoutSeconds: 900, notify: false, adopted: false, foreground: false,
+        logPath: join(dataDir, `bg_${seq}.log`),
+      });
+    }
+  })();
+  db.close();
+}
+
+async function measure(count: number): Promise<number[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'drover-panel-bench-'));
+  seed(dataDir, count);
+  const host = await startHost({ dataDir });
+  const browser = await chromium.launch({ executablePath: process.env.DROVER_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const times: number[] = [];
+  try {
+    const page = await browser.newPage();
+    for (let round = 0; round < ROUNDS; round++) {
+      await page.goto(`${host.url}#/s/benchsession/tasks`);
+      const toggle = page.getByTestId('finished-toggle');
+      await toggle.waitFor();
+      await toggle.filter({ hasText: /\d/ }).waitFor();
+      const started = Date.now();
+      await toggle.click();
+      await page.getByTestId('finished-row').first().waitFor();
+      times.push(Date.now() - started);
+    }
+  } finally {
+    await browser.close();
+    await host.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return times;
+}
+
+const small = await measure(10);
+const large = await measure(10_000);
+console.log(
+  `tasks panel, open Finished (median of ${ROUNDS}): 10,000 tasks ${median(large)} ms, 10 tasks ${median(small)} ms, ratio ${(median(large) / Math.max(1, median(small))).toFixed(2)} (target: under 1 s)`,
+);

@@ -1,0 +1,87 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, render, screen, fireEvent } from '@testing-library/svelte';
+import type { TaskRow } from '@shared/contract.js';
+import type { DroverApi } from '../../lib/api.js';
+import { TasksState } from '../../lib/state/tasks.svelte.js';
+import { settledRow, taskRow } from '../../lib/test-tasks.js';
+import TaskList from './TaskList.svelte';
+
+function fakeApi(tasks: TaskRow[]): DroverApi {
+  return {
+    listTasks: vi.fn(async () => ({ tasks, runningCount: tasks.filter((t) => t.status === 'running').length })),
+    on: () => () => {},
+  } as unknown as DroverApi;
+}
+
+async function renderList(tasks: TaskRow[]) {
+  const state = new TasksState(fakeApi(tasks), 's1');
+  const stop = state.start();
+  await vi.waitFor(() => expect(state.loaded).toBe(true));
+  const result = render(TaskList, { tasks: state, onOpen: () => {} });
+  return { state, stop, result };
+}
+
+// jsdom has no ResizeObserver; the virtual list only needs it to exist.
+globalThis.ResizeObserver ??= class {
+  observe(): void {}
+  unobserve(): void {}
+  disconnect(): void {}
+} as unknown as typeof ResizeObserver;
+
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+});
+
+describe('TaskList', () => {
+  it('shows running cards newest first; a later change of status does not move them', async () => {
+    const tasks = [
+      taskRow('bg_1', { startedAt: '2025-01-01T12:00:00.000Z' }),
+      taskRow('bg_2', { startedAt: '2025-01-01T12:00:03.000Z', silentForSeconds: 120 }),
+      taskRow('bg_3', { status: 'queued', startedAt: null, queuedAt: '2025-01-01T12:00:01.000Z' }),
+    ];
+    await renderList(tasks);
+    const ids = screen.getAllByTestId('task-card').map((card) => card.dataset.taskId);
+    expect(ids).toEqual(['bg_2', 'bg_3', 'bg_1']);
+    expect(screen.getByText('silent for 2 min')).toBeTruthy();
+  });
+
+  it('counts finished tasks on a collapsed toggle, leftovers apart with Reap', async () => {
+    const tasks = [
+      taskRow('bg_1'),
+      settledRow('bg_2', '2025-01-01T12:00:05.000Z'),
+      settledRow('bg_3', '2025-01-01T12:00:06.000Z', { status: 'failed', exitCode: 1 }),
+      taskRow('bg_4', { status: 'orphaned', leftover: true, running: false }),
+    ];
+    await renderList(tasks);
+    const toggle = screen.getByTestId('finished-toggle');
+    expect(toggle.textContent).toContain('Finished 2');
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(screen.queryAllByTestId('finished-row').filter((row) => row.dataset.taskId !== 'bg_4')).toHaveLength(0);
+    expect(screen.getByTestId('tasks-reap')).toBeTruthy();
+    await fireEvent.click(toggle);
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    // jsdom lays nothing out, so the virtual list renders no rows here; its order is tested in lib/tasks.test.ts.
+    expect(document.getElementById(toggle.getAttribute('aria-controls') ?? '')).not.toBeNull();
+  });
+
+  it('clamps progress at 100% and shows overdue', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.parse('2025-01-01T12:10:00.000Z'));
+    const tasks = [
+      taskRow('bg_1', { expectedSeconds: 60, overdue: true }),
+      taskRow('bg_2', { startedAt: '2025-01-01T12:09:30.000Z', expectedSeconds: 120 }),
+      taskRow('bg_3', { startedAt: '2025-01-01T12:09:00.000Z' }),
+    ];
+    await renderList(tasks);
+    const cards = screen.getAllByTestId('task-card');
+    const bar = (id: string) => cards.find((card) => card.dataset.taskId === id)?.querySelector<HTMLProgressElement>('[data-testid="task-progress"]');
+    expect(bar('bg_1')?.value).toBe(100);
+    expect(bar('bg_1')?.dataset.overdue).toBe('true');
+    expect(cards.find((card) => card.dataset.taskId === 'bg_1')?.textContent).toContain('overdue');
+    expect(bar('bg_2')?.value).toBe(25);
+    expect(bar('bg_3')).toBeNull();
+    expect(cards.find((card) => card.dataset.taskId === 'bg_2')?.querySelector('[data-testid="task-elapsed"]')?.textContent).toBe('0:30 / ~2:00');
+  });
+});
