@@ -46,6 +46,7 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     overdue: running && record.expectedSeconds !== null && elapsedSeconds > record.expectedSeconds,
     running,
     silentForSeconds,
+    lastOutputAt: running && context.lastOutputAt !== null ? iso(context.lastOutputAt) : null,
     notifyOnFinish: record.notify,
     adopted: record.adopted,
     foreground: record.foreground,

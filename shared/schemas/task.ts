@@ -6,6 +6,9 @@ export const TaskStatusSchema = z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 /** Statuses a task never leaves. `orphaned` is derived on read, never stored. */
+/** Quiet this long while running, and a task is "silent". */
+export const SILENT_AFTER_SECONDS = 60;
+
 export const SETTLED_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'timed_out', 'stopped', 'orphaned'];
 export function isSettled(status: TaskStatus): boolean {
   return SETTLED_STATUSES.includes(status);
@@ -42,6 +45,8 @@ export const TaskRowSchema = z.object({
   running: z.boolean(),
   /** Seconds without output while running, once past the silence threshold; else null. */
   silentForSeconds: z.number().int().nonnegative().nullable(),
+  /** When it last printed (this run), so a client can keep "silent for" current without asking again. */
+  lastOutputAt: TimestampSchema.nullable(),
   notifyOnFinish: z.boolean(),
   /** Started in the foreground and handed to the pool when it outlived its wait. */
   adopted: z.boolean(),

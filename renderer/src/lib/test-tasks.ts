@@ -27,6 +27,7 @@ export function taskRow(id: string, patch: Partial<TaskRow> = {}): TaskRow {
     adopted: false,
     foreground: false,
     leftover: false,
+    lastOutputAt: null,
     logPath: `/tmp/${id}.log`,
     ...patch,
   };

@@ -38,7 +38,7 @@ describe('TaskList', () => {
   it('shows running cards newest first; a later change of status does not move them', async () => {
     const tasks = [
       taskRow('bg_1', { startedAt: '2025-01-01T12:00:00.000Z' }),
-      taskRow('bg_2', { startedAt: '2025-01-01T12:00:03.000Z', silentForSeconds: 120 }),
+      taskRow('bg_2', { startedAt: '2025-01-01T12:00:03.000Z', lastOutputAt: new Date(Date.now() - 120_000).toISOString() }),
       taskRow('bg_3', { status: 'queued', startedAt: null, queuedAt: '2025-01-01T12:00:01.000Z' }),
     ];
     await renderList(tasks);

@@ -1,6 +1,6 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { TaskOutput, TaskRow, TaskStatus } from '@shared/contract.js';
-import { isSettled } from '@shared/schemas/task.js';
+import { isSettled, SILENT_AFTER_SECONDS } from '@shared/schemas/task.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
@@ -9,8 +9,6 @@ import { errorMessage } from '../format.js';
 export const DEFAULT_TAIL = 40;
 /** Output shown for a task is refetched at most this often while it prints. */
 export const OUTPUT_REFETCH_MS = 500;
-/** A watched task that prints nothing is looked at this often, so its "silent for" stays true. */
-export const QUIET_CHECK_MS = 15_000;
 
 /** What the operator's shell line came to: the task it started, or why it failed. */
 export type ShellOutcome =
@@ -21,8 +19,6 @@ type Change = (tasks: Map<string, TaskRow>) => void;
 
 interface Fetcher {
   timer: ReturnType<typeof setTimeout> | null;
-  /** The next quiet check (no events come while a task is silent). */
-  quiet: ReturnType<typeof setTimeout> | null;
   inFlight: number;
   /** More output arrived while a fetch was on its way: fetch again after it. */
   dirty: boolean;
@@ -41,6 +37,8 @@ export class TasksState {
   readonly #sessionId: string;
   readonly #tasks = new SvelteMap<string, TaskRow>();
   readonly #outputs = new SvelteMap<string, TaskOutput>();
+  /** When each task last printed, from the output events: "silent for" is kept current locally, never polled. */
+  readonly #lastOutput = new SvelteMap<string, number>();
   readonly #outputErrors = new SvelteMap<string, string>();
   readonly #notices = new SvelteMap<string, string>();
   readonly #stopping = new SvelteSet<string>();
@@ -140,6 +138,15 @@ export class TasksState {
     }
   }
 
+  /** Seconds a running task has been quiet, once past the threshold; null otherwise. Pass a ticking clock. */
+  silentFor(taskId: string, now: number): number | null {
+    const task = this.#tasks.get(taskId);
+    if (!task || task.status !== 'running' || !task.startedAt) return null;
+    const last = this.#lastOutput.get(taskId) ?? (task.lastOutputAt ? Date.parse(task.lastOutputAt) : Date.parse(task.startedAt));
+    const quiet = Math.floor((now - last) / 1000);
+    return quiet >= SILENT_AFTER_SECONDS ? quiet : null;
+  }
+
   get runningCount(): number {
     return this.#runningCount;
   }
@@ -200,7 +207,9 @@ export class TasksState {
         if (task.sessionId === this.#sessionId) this.#onTaskUpdated(task);
       }),
       this.#api.on('taskOutput', ({ sessionId, taskId }) => {
-        if (sessionId === this.#sessionId && this.#watched.has(taskId)) this.#schedule(taskId);
+        if (sessionId !== this.#sessionId) return;
+        this.#lastOutput.set(taskId, Date.now());
+        if (this.#watched.has(taskId)) this.#schedule(taskId);
       }),
       this.#api.on('tasksCleared', ({ sessionId, removed }) => {
         if (sessionId === this.#sessionId) this.#apply(removeAll(removed), removed);
@@ -271,8 +280,6 @@ export class TasksState {
     fetcher.inFlight++;
     fetcher.dirty = false;
     fetcher.lastAt = Date.now();
-    if (fetcher.quiet) clearTimeout(fetcher.quiet);
-    fetcher.quiet = null;
     try {
       const { task, output } = await this.#api.getTask({ sessionId: this.#sessionId, taskId, tail });
       if (!this.#alive || seq !== fetcher.seq) return;
@@ -280,12 +287,6 @@ export class TasksState {
       this.#outputs.set(taskId, output);
       this.#outputErrors.delete(taskId);
       if (isSettled(task.status)) this.#final.set(taskId, tail);
-      else if (this.#watched.has(taskId)) {
-        fetcher.quiet = setTimeout(() => {
-          fetcher.quiet = null;
-          if (this.#alive && this.#watched.has(taskId)) this.#schedule(taskId);
-        }, QUIET_CHECK_MS);
-      }
     } catch (error) {
       if (!this.#alive || seq !== fetcher.seq) return;
       if (error instanceof DroverError && error.code === 'not_found') this.#gone.add(taskId);
@@ -364,7 +365,7 @@ export class TasksState {
   #fetcher(taskId: string): Fetcher {
     let fetcher = this.#fetchers.get(taskId);
     if (!fetcher) {
-      fetcher = { timer: null, quiet: null, inFlight: 0, dirty: false, lastAt: 0, seq: 0 };
+      fetcher = { timer: null, inFlight: 0, dirty: false, lastAt: 0, seq: 0 };
       this.#fetchers.set(taskId, fetcher);
     }
     return fetcher;
@@ -387,9 +388,7 @@ export class TasksState {
 
 function clearTimers(fetcher: Fetcher): void {
   if (fetcher.timer) clearTimeout(fetcher.timer);
-  if (fetcher.quiet) clearTimeout(fetcher.quiet);
   fetcher.timer = null;
-  fetcher.quiet = null;
 }
 
 const RANK: Record<TaskStatus, number> = {
