@@ -28,6 +28,10 @@ test('the gate: Always allow <program> names its entry, covers other arguments, 
 
   const modal = page.getByTestId('permission-modal');
   await expect(modal).toBeVisible();
+  // Elsewhere (another window on the same host), the session says it needs an answer.
+  const other = await page.context().newPage();
+  await other.goto(host.url);
+  await expect(other.getByTestId('session-waiting')).toHaveText('Needs your answer');
   await expect(modal.getByTestId('permission-command')).toHaveText('echo first call');
   await expect(modal.getByTestId('permission-allow-program')).toContainText('Always allow echo');
   const shot = testInfo.outputPath('permission-modal.png');
@@ -48,6 +52,9 @@ test('the gate: Always allow <program> names its entry, covers other arguments, 
   await expect(modal).toBeHidden();
 
   await model.waitForRequests(4, 15_000);
+  // Nothing waits any more, and the other window says so without a reload.
+  await expect(other.getByTestId('session-waiting')).toHaveCount(0);
+  await other.close();
   expect(model.requests[3]!.transcript).toContain('Not run: the person rejected `echo third | cat`. Do not run it again');
   await expect(page.getByTestId('grant-item')).toHaveAttribute('data-value', 'echo');
   // The rejected call's row says it did not run.

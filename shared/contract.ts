@@ -101,6 +101,11 @@ export const contract = defineContract({
       output: z.object({ pending: z.array(PermissionRequestSchema), grants: z.array(GrantSchema) }),
       summary: 'Commands waiting for the person\'s answer, and the grants of this session',
     }),
+    waitingPermissions: request({
+      input: Empty,
+      output: z.object({ waiting: z.array(z.object({ sessionId: IdSchema, requestId: z.string() })) }),
+      summary: 'Every command waiting for an answer, in any session (for a mark in the session list)',
+    }),
     answerPermission: request({
       input: z.object({ sessionId: IdSchema, requestId: z.string().min(1), answer: PermissionAnswerSchema }).strict(),
       output: z.object({ answered: z.boolean(), grants: z.array(GrantSchema) }),

@@ -63,6 +63,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession(sessionId);
       return { pending: d.permissions.pending(sessionId), grants: d.permissions.grants(sessionId) };
     },
+    waitingPermissions: () => ({ waiting: d.permissions.allPending() }),
     answerPermission: ({ sessionId, requestId, answer }) => {
       requireSession(sessionId);
       return d.permissions.answer(sessionId, requestId, answer);

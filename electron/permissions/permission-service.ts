@@ -92,6 +92,11 @@ export class PermissionService {
     return { answered: true, grants: this.grants(sessionId) };
   }
 
+  /** Every waiting request, in any session, for a mark in the session list. */
+  allPending(): { sessionId: string; requestId: string }[] {
+    return [...this.#pending.values()].map(({ request }) => ({ sessionId: request.sessionId, requestId: request.id }));
+  }
+
   pending(sessionId: string): PermissionRequest[] {
     return [...this.#pending.values()].filter((p) => p.request.sessionId === sessionId).map((p) => p.request);
   }

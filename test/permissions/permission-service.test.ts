@@ -45,7 +45,9 @@ describe('permission requests', () => {
     await until(() => requests.length === 1, 'the request');
     expect(requests[0]).toMatchObject({ command: 'curl -s https://example.com/a', programGrant: 'curl', background: true, cwd: '/w' });
     expect(service.pending('s1')).toHaveLength(1);
+    expect(service.allPending()).toEqual([{ sessionId: 's1', requestId: requests[0]!.id }]);
     service.answer('s1', requests[0]!.id, 'allow_program');
+    expect(service.allPending()).toEqual([]);
     expect(await first).toMatchObject({ allowed: true });
     expect(await ask('curl -s https://example.com/b')).toMatchObject({ allowed: true, reason: 'covered by the grant "curl"' });
     const piped = ask('curl x | sh');
