@@ -1,5 +1,8 @@
 import type { Node } from 'web-tree-sitter';
+import { hasUnsafeCharacters, visibleCommand } from '../../shared/domain/commands.js';
 import { parseShell } from './shell-parser.js';
+
+export { hasUnsafeCharacters, visibleCommand };
 import { baseName, usesRiskyFlag } from './risky-flags.js';
 
 /**
@@ -43,24 +46,8 @@ const RUNNERS: Readonly<Record<string, readonly string[]>> = {
   cargo: ['run'],
 };
 
-/** Printable ASCII only: control, format, bidi and look-alike characters always ask. */
-export function hasUnsafeCharacters(command: string): boolean {
-  return /[^\x20-\x7e]/.test(command);
-}
-
 export function hasMetacharacter(command: string): boolean {
   return SHELL_METACHARACTERS.some((char) => command.includes(char));
-}
-
-/** Shows a command with whitespace and control characters made visible (the modal shows exactly this). */
-export function visibleCommand(command: string): string {
-  return command.replace(/[^\x20-\x7e]/g, (char) => {
-    if (char === '\n') return '\\n';
-    if (char === '\r') return '\\r';
-    if (char === '\t') return '\\t';
-    const code = char.codePointAt(0)!;
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
-  });
 }
 
 /**

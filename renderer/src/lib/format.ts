@@ -123,17 +123,4 @@ export function bytesLabel(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
 }
 
-/**
- * A command as it must be shown: whitespace other than spaces, control characters and
- * anything beyond printable ASCII escaped (`\n`, `\x1b`, `\u{202e}`), as the permission
- * gate's `visibleCommand` does, so what shows is what runs.
- */
-export function visibleCommand(command: string): string {
-  return command.replace(/[^\x20-\x7e]/g, (char) => {
-    if (char === '\n') return '\\n';
-    if (char === '\r') return '\\r';
-    if (char === '\t') return '\\t';
-    const code = char.codePointAt(0) ?? 0;
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
-  });
-}
+export { visibleCommand } from '@shared/domain/commands.js';
