@@ -16,6 +16,13 @@ import type { Runner } from '../electron/pool/runner.js';
 import type { TaskRecord } from '../electron/pool/task-record.js';
 import { createServices } from '../electron/core/services.js';
 import { currentInspector } from '../electron/process/inspector.js';
+import { unixContainers } from '../electron/process/containers.js';
+import { currentUnixOs } from '../electron/process/unix-os.js';
+
+const INSTANCE = 'bench0000000';
+/** Tasks held the way this machine holds them in the app (a cgroup each where possible). */
+const containers = unixContainers({ instanceId: INSTANCE, os: currentUnixOs() });
+const newRunner = () => new CommandRunner({ containers });
 
 const INGEST_BYTES = 50 * 1024 * 1024;
 const SPAWN_ROUNDS = 25;
@@ -30,10 +37,13 @@ const fmt = (n: number, digits = 2) => n.toFixed(digits);
 class FirstByteProbe implements Runner {
   readonly firstByte = new Map<string, number>();
   constructor(private readonly inner: Runner) {}
-  start: Runner['start'] = (spec, onOutput) =>
-    this.inner.start(spec, (chunk) => {
-      if (!this.firstByte.has(spec.taskId)) this.firstByte.set(spec.taskId, performance.now());
-      onOutput(chunk);
+  start: Runner['start'] = (spec, listener) =>
+    this.inner.start(spec, {
+      ...listener,
+      output: (chunk) => {
+        if (!this.firstByte.has(spec.taskId)) this.firstByte.set(spec.taskId, performance.now());
+        listener.output(chunk);
+      },
     });
 }
 
@@ -44,9 +54,10 @@ function makePool(name: string, runner: Runner) {
   const pool = new TaskPool({
     repo: new TasksRepo(db),
     runners: { command: runner },
-    inspector: currentInspector(),
+    inspector: currentInspector(INSTANCE),
     dataDir,
     runId: 'bench',
+    instanceId: INSTANCE,
     listener: { taskChanged: () => {}, taskOutput: () => {} },
   });
   return { pool, db, dataDir };
@@ -87,7 +98,7 @@ async function writeSample(path: string): Promise<void> {
 async function ingest(): Promise<void> {
   const sample = join(dir, 'sample.txt');
   await writeSample(sample);
-  const { pool } = makePool('ingest', new CommandRunner());
+  const { pool } = makePool('ingest', newRunner());
   const runs = 3;
   const baseline: number[] = [];
   const rawPty: number[] = [];
@@ -116,7 +127,7 @@ async function ingest(): Promise<void> {
 }
 
 async function firstByte(): Promise<void> {
-  const probe = new FirstByteProbe(new CommandRunner());
+  const probe = new FirstByteProbe(newRunner());
   const { pool } = makePool('spawn', probe);
   const baseline: number[] = [];
   const pooled: number[] = [];
@@ -147,7 +158,7 @@ async function list(): Promise<void> {
         id: `bg_${seq}`, seq, sessionId: 'bench', kind: 'command', command: `npm run build -- --step ${i}`, cwd: '/work',
         status: i % 7 === 0 ? 'failed' : 'succeeded', exitCode: i % 7 === 0 ? 1 : 0, signal: null, exitNote: null, error: null,
         pid: 1000 + i, pgid: 1000 + i, processStart: '1', bootId: 'b', runId: 'earlier', queuedAt: now - 1000, startedAt: now - 900,
-        endedAt: now - 100, expectedSeconds: null, timeoutSeconds: 900, notify: false, adopted: false, foreground: false,
+        endedAt: now - 100, expectedSeconds: null, timeoutSeconds: 900, notify: false, adopted: false, foreground: false, mark: null, containment: 'group', containmentNote: null, cgroup: null, members: [],
         logPath: `/data/sessions/bench/background/bg_${seq}/output.log`,
       });
     }
@@ -189,5 +200,6 @@ try {
   await firstByte();
   await list();
 } finally {
+  containers.dispose();
   rmSync(dir, { recursive: true, force: true });
 }

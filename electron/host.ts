@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { createServices } from './core/services.js';
 import { defaultDataDir, findAppRoot, readAppVersion } from './core/paths.js';
 import { StoreOpenError } from './store/database.js';
+import { DataFolderBusyError } from './store/data-lock.js';
 import { HOST_USAGE, parseHostArgs } from './host/cli.js';
 import { newToken } from './host/auth.js';
 import { startHostServer } from './host/server.js';
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
     console.log(HOST_USAGE);
     return;
   }
+  // The command line is readable by every process of the machine: once read, the token is wiped from it.
+  process.title = 'drover-host';
   const appRoot = findAppRoot(import.meta.dirname);
   const dataDir = resolve(args.dataDir ?? defaultDataDir());
   let services;
@@ -32,6 +35,10 @@ async function main(): Promise<void> {
       console.error(`drover: ${error.message}`);
       process.exit(3);
     }
+    if (error instanceof DataFolderBusyError) {
+      console.error(`drover: ${error.message}`);
+      process.exit(4);
+    }
     throw error;
   }
   const server = await startHostServer({
@@ -40,8 +47,6 @@ async function main(): Promise<void> {
     port: args.port,
     staticDir: join(appRoot, 'out', 'renderer'),
   });
-  console.log(`Drover listening on ${server.url}`);
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -53,6 +58,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // Said only once a stop would be handled: whoever reads this line may signal at once.
+  services.announce(server.url.replace(/\?.*$/, ''));
+  console.log(`Drover listening on ${server.url}`);
 }
 
 main().catch((error: unknown) => {

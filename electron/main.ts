@@ -4,6 +4,7 @@ import { app, BrowserWindow, dialog } from 'electron';
 import { contract } from '../shared/contract.js';
 import { createServices, type Services } from './core/services.js';
 import { StoreOpenError } from './store/database.js';
+import { DataFolderBusyError } from './store/data-lock.js';
 import { registerAppScheme, serveRenderer } from './app/protocol.js';
 import { createMainWindow, lockDownWebContents } from './app/window.js';
 import { serveContractOverIpc } from './app/ipc-adapter.js';
@@ -68,7 +69,7 @@ function start(): void {
 }
 
 function fail(error: unknown): void {
-  const message = error instanceof StoreOpenError ? error.message : `Drover could not start: ${String(error)}`;
+  const message = error instanceof StoreOpenError || error instanceof DataFolderBusyError ? error.message : `Drover could not start: ${String(error)}`;
   dialog.showErrorBox('Drover', message);
   app.exit(1);
 }

@@ -12,7 +12,12 @@ export function summarise(root) {
   if (existsSync(vitest)) {
     const report = JSON.parse(readFileSync(vitest, 'utf8'));
     passed += report.numPassedTests ?? 0;
-    failed += (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+    failed += report.numFailedTests ?? 0;
+    // A file that failed without a failing test (it did not load, or a hook threw) still counts, once.
+    for (const file of report.testResults ?? []) {
+      const failedTests = (file.assertionResults ?? []).filter((test) => test.status === 'failed').length;
+      if (file.status === 'failed' && failedTests === 0) failed += 1;
+    }
   } else missing.push('vitest');
   const playwright = join(root, '.reports', 'playwright.json');
   if (existsSync(playwright)) {

@@ -7,6 +7,7 @@ import { MessageSchema, MessageTextSchema } from './schemas/message.js';
 import {
   CommandSchema,
   TailLinesSchema,
+  ContainmentSchema,
   TaskIdSchema,
   TaskListSchema,
   TaskOutputSchema,
@@ -34,6 +35,8 @@ export const AppInfoSchema = z.object({
   /** Where this app keeps its data; shown in troubleshooting. */
   dataDir: z.string(),
   host: z.enum(['electron', 'headless']),
+  /** How this machine holds each task's processes together, and why (cgroups, or the fallback and its reason). */
+  containment: z.object({ kind: ContainmentSchema, detail: z.string() }),
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 
@@ -227,4 +230,4 @@ export type { Session } from './schemas/session.js';
 export type { Message, Role, MessageStatus } from './schemas/message.js';
 export type { PublicSettings, SettingsUpdate, ProviderKind } from './schemas/settings.js';
 export type { PermissionRequest, PermissionAnswer, Grant } from './schemas/permission.js';
-export type { TaskRow, TaskOutput, TaskStatus, TaskList, TaskWithOutput } from './schemas/task.js';
+export type { Containment, TaskRow, TaskOutput, TaskStatus, TaskList, TaskWithOutput } from './schemas/task.js';

@@ -4,11 +4,14 @@ import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import { EventBus } from './event-bus.js';
 import { randomId } from './ids.js';
 import { createHandlers } from './handlers.js';
-import { loadSettings, poolPolicyFrom, SettingsService } from './settings.js';
+import { KEY_VARIABLES, loadSettings, poolPolicyFrom, SettingsService } from './settings.js';
+import { instanceIdFor } from './instance.js';
 import { FileSecretStore, type SecretStore } from './secrets.js';
 import { createRouter, type Router } from '../ipc/router.js';
 import { DATABASE_FILE, openDatabase } from '../store/database.js';
 import { TasksRepo } from '../store/tasks-repo.js';
+import { MetaRepo } from '../store/meta-repo.js';
+import { lockDataFolder, OWNER_KEY, type FolderOwner } from '../store/data-lock.js';
 import { SessionsService } from '../sessions/sessions-service.js';
 import { CommandRunner } from '../pool/command-runner.js';
 import { TaskPool } from '../pool/pool.js';
@@ -16,6 +19,9 @@ import type { PoolPolicy } from '../pool/policy.js';
 import { OperatorShell } from '../shell/operator-shell.js';
 import { currentInspector, type ProcessInspector } from '../process/inspector.js';
 import { win32Os } from '../process/windows-os.js';
+import { unixContainers, type ContainerFactory } from '../process/containers.js';
+import { windowsContainers } from '../process/containers-windows.js';
+import { currentUnixOs } from '../process/unix-os.js';
 import { AgentService } from '../agent/agent-service.js';
 import { backgroundTools } from '../agent/tools.js';
 import { createLanguageModel } from '../agent/providers.js';
@@ -37,6 +43,8 @@ export interface ServicesOptions {
   checkOutputs?: boolean;
   /** The OS process facilities (a fake in tests of the leftover logic). */
   inspector?: ProcessInspector;
+  /** 'group' holds tasks in process groups even where cgroups could be made (tests of the fallback). */
+  containment?: 'auto' | 'group';
   /** Where the model API key is kept (the desktop app passes the OS keychain). */
   secrets?: SecretStore;
   env?: NodeJS.ProcessEnv;
@@ -53,32 +61,62 @@ export interface Services extends ServerEndpoint {
   readonly agent: AgentService;
   readonly settings: SettingsService;
   readonly databaseFile: string;
+  /** This data folder's random id. */
+  readonly instanceId: string;
+  /** Says where this instance can be reached (without its token), for a second Drover's refusal message. */
+  announce(address: string): void;
   /** Ends turns, stops every task, then closes the store. Safe to call twice. */
   shutdown(): Promise<void>;
 }
 
 export function createServices(options: ServicesOptions): Services {
   const warn = options.warn ?? ((message: string) => console.error(`drover: ${message}`));
+  // The data folder is this process's before anything in it is opened; a second Drover stops here.
+  const lock = lockDataFolder(options.dataDir, options.sqliteBinding);
+  try {
+    return buildServices(options, warn, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+function buildServices(options: ServicesOptions, warn: (message: string) => void, lock: { release(): void }): Services {
   const loaded = loadSettings(options.dataDir);
   if (loaded.problem) warn(loaded.problem);
   const settings = new SettingsService(options.dataDir, options.secrets ?? new FileSecretStore(options.dataDir), loaded, options.env);
 
   const databaseFile = join(options.dataDir, DATABASE_FILE);
   const db = openDatabase(databaseFile, undefined, options.sqliteBinding);
+  const meta = new MetaRepo(db);
+  const instanceId = instanceIdFor(meta, options.dataDir);
+  const owner: FolderOwner = { pid: process.pid, host: options.host, startedAt: Date.now(), address: null };
+  meta.set(OWNER_KEY, JSON.stringify(owner));
   const bus = new EventBus(contract);
   const sessions = new SessionsService(db, bus);
-  const inspector = options.inspector ?? currentInspector();
+  const inspector = options.inspector ?? currentInspector(instanceId, warn);
+  const identify = (pid: number) => inspector.identify(pid).processStart;
+  const unixOs = process.platform === 'win32' ? null : currentUnixOs();
+  const containers: ContainerFactory = unixOs
+    ? unixContainers({ instanceId, os: unixOs, mode: options.containment ?? 'auto' })
+    : windowsContainers(win32Os(), identify);
+  if (process.platform === 'linux' && containers.kind !== 'cgroup') warn(`each task is held in ${containers.description}`);
   const pool = new TaskPool({
     repo: new TasksRepo(db),
     runners: {
       command: new CommandRunner({
-        identify: (pid) => inspector.identify(pid).processStart,
-        ...(process.platform === 'win32' ? { windows: win32Os() } : {}),
+        containers,
+        identify,
+        ...(unixOs ? { processState: (pid: number) => unixOs.processState(pid) } : {}),
+        passEnvironment: () => settings.current.tasks?.passEnvironment ?? [],
+        secretVariables: Object.values(KEY_VARIABLES),
+        log: warn,
       }),
     },
     inspector,
     dataDir: options.dataDir,
     runId: randomId(),
+    instanceId,
     policy: { ...poolPolicyFrom(loaded.settings), ...options.policy },
     listener: {
       taskChanged: (task) => bus.emit('taskUpdated', { task }),
@@ -123,7 +161,7 @@ export function createServices(options: ServicesOptions): Services {
   });
 
   const handlers = createHandlers({
-    info: { version: options.version, dataDir: options.dataDir, host: options.host },
+    info: { version: options.version, dataDir: options.dataDir, host: options.host, containment: { kind: containers.kind, detail: containers.description } },
     dataDir: options.dataDir,
     workingDir: options.workingDir,
     bus,
@@ -145,6 +183,10 @@ export function createServices(options: ServicesOptions): Services {
     agent,
     settings,
     databaseFile,
+    instanceId,
+    announce(address) {
+      meta.set(OWNER_KEY, JSON.stringify({ ...owner, address }));
+    },
     handle: (name, input) => router.handle(name, input),
     subscribe: (listener) => bus.subscribe(listener),
     shutdown() {
@@ -152,8 +194,10 @@ export function createServices(options: ServicesOptions): Services {
         stopWakes();
         wakes.dispose();
         await agent.dispose();
-        await pool.drain();
+        await pool.drain(warn);
+        containers.dispose();
         db.close();
+        lock.release();
       })();
       return closing;
     },

@@ -46,6 +46,7 @@ export function poolPolicyFrom(settings: Settings): Partial<PoolPolicy> {
   const policy: Partial<PoolPolicy> = {};
   if (b.enabled !== undefined) policy.enabled = b.enabled;
   if (b.maxConcurrent !== undefined) policy.maxConcurrent = b.maxConcurrent;
+  if (b.maxConcurrentTotal !== undefined) policy.maxConcurrentTotal = b.maxConcurrentTotal;
   if (b.defaultTimeoutSeconds !== undefined) policy.defaultTimeoutSeconds = b.defaultTimeoutSeconds;
   if (b.maxTimeoutSeconds !== undefined) policy.maxTimeoutSeconds = b.maxTimeoutSeconds;
   if (b.outputBufferBytes !== undefined) policy.outputWindowBytes = b.outputBufferBytes;
@@ -106,6 +107,7 @@ export class SettingsService {
       agent: this.#settings.agent ?? {},
       commandAllowlist: this.#settings.commandAllowlist ?? [],
       notifications: { enabled: this.#settings.notifications?.enabled ?? true },
+      tasks: { passEnvironment: this.#settings.tasks?.passEnvironment ?? [] },
     };
   }
 
@@ -127,6 +129,7 @@ export class SettingsService {
     if (change.agent) next.agent = { ...next.agent, ...change.agent };
     if (change.commandAllowlist) next.commandAllowlist = change.commandAllowlist;
     if (change.notifications) next.notifications = { ...next.notifications, ...change.notifications };
+    if (change.tasks) next.tasks = { ...next.tasks, ...change.tasks };
     this.#write(SettingsSchema.parse(next));
     this.#settings = next;
     return this.publicView();

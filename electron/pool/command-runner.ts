@@ -1,14 +1,18 @@
-import { execFile } from 'node:child_process';
-import { accessSync, closeSync, constants as fsConstants, openSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, existsSync, openSync, statSync } from 'node:fs';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
-import { groupAlive, signalGroup } from './process-group.js';
-import { TASK_MARK_VARIABLE } from '../process/identity.js';
-import type { WindowsOs } from '../process/windows-os.js';
-import { StartError, type OutputSink, type Runner, type RunnerExit, type RunnerHandle, type Spec } from './runner.js';
+import { setCloseOnExec } from '../process/cloexec.js';
+import type { ContainerFactory, TaskContainer } from '../process/containers.js';
+import { explainForkFailure } from '../process/fork-failure.js';
+import { LEGACY_MARK_VARIABLE } from '../process/identity.js';
+import { KILL_CONFIRM_MS, waitUntil } from '../process/leftovers-unix.js';
+import { StartError, StuckError, type Runner, type RunnerExit, type RunnerHandle, type RunnerListener, type Spec, type StopReport } from './runner.js';
+import { taskEnvironment } from './task-env.js';
 import { TERMINAL_COLUMNS, TERMINAL_ROWS } from './terminal-text.js';
 
-/** How often a group that outlived its leader is checked for emptiness. */
+/** How often a task whose leader exited is checked for its last processes. */
 export const SURVIVOR_POLL_MS = 200;
+/** How often a stop looks at whether the task is gone. */
+const STOP_POLL_MS = 50;
 
 /** Variables that keep a task from blocking on a pager or an editor nobody will see. */
 export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
@@ -24,42 +28,62 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
   GIT_EDITOR: 'false',
 };
 
-
 export interface CommandRunnerOptions {
+  /** How each task's processes are held together (a cgroup, a process group, a job). */
+  containers: ContainerFactory;
   shell?: string;
   baseEnv?: NodeJS.ProcessEnv;
+  /** Variable names the person passes to tasks on purpose, read at each start (`tasks.passEnvironment`). */
+  passEnvironment?: () => readonly string[];
+  /** Secrets Drover reads from its environment (the provider keys): kept from tasks. */
+  secretVariables?: readonly string[];
   /** The OS identity of the leader (its start time), recorded so a later run can prove it. */
   identify?: (pid: number) => string | null;
-  /** Windows: job objects, so a task's whole tree can be ended even when parent links are stale. */
-  windows?: WindowsOs;
+  /** A process's state in words, for the error when SIGKILL does not take. */
+  processState?: (pid: number) => string | null;
+  log?: (message: string) => void;
 }
 
 /**
- * Runs a command through the user's shell under a pseudo-terminal. The shell is the leader
- * of a new session and process group, so the whole tree can be signalled as one.
+ * Runs a command through the user's shell under a pseudo-terminal. The shell leads a new
+ * session and process group, and starts inside the task's container before the command runs.
  */
 export class CommandRunner implements Runner {
   readonly #shell: string;
   readonly #baseEnv: NodeJS.ProcessEnv;
+  readonly #pass: () => readonly string[];
+  readonly #secrets: readonly string[];
   readonly #identify: (pid: number) => string | null;
-  readonly #windows: WindowsOs | undefined;
+  readonly #state: (pid: number) => string | null;
+  readonly #containers: ContainerFactory;
+  readonly #log: (message: string) => void;
+  #cloexecWarned = false;
 
-  constructor(options: CommandRunnerOptions = {}) {
-    this.#windows = options.windows;
+  constructor(options: CommandRunnerOptions) {
+    this.#containers = options.containers;
     this.#baseEnv = options.baseEnv ?? process.env;
+    this.#pass = options.passEnvironment ?? (() => []);
+    this.#secrets = options.secretVariables ?? [];
     this.#identify = options.identify ?? (() => null);
+    this.#state = options.processState ?? (() => null);
+    this.#log = options.log ?? ((message) => console.error(`drover: ${message}`));
     this.#shell = options.shell ?? defaultShell(this.#baseEnv);
   }
 
-  async start(spec: Spec, onOutput: OutputSink): Promise<RunnerHandle> {
+  async start(spec: Spec, listener: RunnerListener): Promise<RunnerHandle> {
     checkCwd(spec.cwd);
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(this.#baseEnv)) if (value !== undefined) env[key] = value;
-    Object.assign(env, spec.env, NON_INTERACTIVE_ENV, { [TASK_MARK_VARIABLE]: spec.taskId });
-
+    const env: Record<string, string> = {
+      ...taskEnvironment(this.#baseEnv, { pass: this.#pass(), secrets: this.#secrets }),
+      ...spec.env,
+      ...NON_INTERACTIVE_ENV,
+      [LEGACY_MARK_VARIABLE]: spec.taskId,
+      [spec.mark.variable]: spec.mark.value,
+    };
+    const container = this.#containers.create(spec.taskId, spec.mark);
+    const launch = container.wrap(this.#shell, shellArgs(this.#shell, spec.command));
     let pty: IPty;
     try {
-      pty = spawnPty(this.#shell, shellArgs(this.#shell, spec.command), {
+      pty = spawnPty(launch.file, launch.args, {
         name: 'xterm-256color',
         cols: TERMINAL_COLUMNS,
         rows: TERMINAL_ROWS,
@@ -68,70 +92,123 @@ export class CommandRunner implements Runner {
         encoding: null,
       } as Parameters<typeof spawnPty>[2]);
     } catch (error) {
-      throw new StartError(`could not start ${this.#shell}: ${(error as Error).message}`);
+      container.dispose();
+      const message = (error as Error).message;
+      throw new StartError(`could not start ${this.#shell}: ${/fork/i.test(message) ? explainForkFailure() : message}`);
     }
-    return new PtyHandle(pty, onOutput, this.#identify(pty.pid), this.#windows ? windowsJob(this.#windows, pty.pid) : null);
+    this.#closeOnExec(pty);
+    const handle = new PtyHandle(pty, listener, container, this.#identify(pty.pid), this.#state);
+    try {
+      await container.attach(pty.pid, () => handle.leaderGone, (data) => pty.write(data));
+    } catch (error) {
+      await handle.abort();
+      throw new StartError((error as Error).message);
+    }
+    return handle;
+  }
+
+  /** node-pty leaves the terminal master inheritable; every task started later would hold it. */
+  #closeOnExec(pty: IPty): void {
+    const fd = (pty as unknown as { _fd?: unknown })._fd;
+    if (typeof fd !== 'number') return;
+    const problem = setCloseOnExec(fd);
+    if (problem && !this.#cloexecWarned) {
+      this.#cloexecWarned = true;
+      this.#log(`task terminals cannot be made close-on-exec (${problem}); later tasks may inherit earlier tasks' terminals`);
+    }
   }
 }
 
 class PtyHandle implements RunnerHandle {
   readonly pid: number;
   readonly processStartedAt: string | null;
+  readonly containment: RunnerHandle['containment'];
+  readonly cgroup: string | null;
+  readonly containmentNote: string | null;
   readonly #pty: IPty;
+  readonly #container: TaskContainer;
+  readonly #state: (pid: number) => string | null;
   readonly #done: Promise<RunnerExit>;
   #leaderExit: RunnerExit | null = null;
   #settled = false;
 
-  readonly #job: WindowsJob | null;
-
-  constructor(pty: IPty, onOutput: OutputSink, processStartedAt: string | null, job: WindowsJob | null) {
+  constructor(pty: IPty, listener: RunnerListener, container: TaskContainer, processStartedAt: string | null, state: (pid: number) => string | null) {
     this.#pty = pty;
-    this.#job = job;
+    this.#container = container;
+    this.#state = state;
     this.pid = pty.pid;
     this.processStartedAt = processStartedAt;
+    this.containment = container.kind;
+    this.cgroup = container.cgroup;
+    this.containmentNote = container.note;
     const slaveFd = holdTerminalOpen(pty);
-    pty.onData((data) => onOutput(typeof data === 'string' ? Buffer.from(data) : (data as Buffer)));
+    pty.onData((data) => listener.output(typeof data === 'string' ? Buffer.from(data) : (data as Buffer)));
+    if (listener.members) container.watchMembers?.(listener.members);
     this.#done = new Promise((resolve) => {
       pty.onExit(({ exitCode, signal }) => {
         if (slaveFd !== null) closeSync(slaveFd);
-        this.#job?.close();
         this.#leaderExit = { exitCode: signal ? null : exitCode, signal: signal || null };
-        // The group can outlive its leader (a child that ignored SIGHUP); the task runs until it is empty.
+        // The task runs until its last process has ended, not just its shell.
+        let told = false;
         const settleWhenEmpty = () => {
-          if (!groupAlive(this.pid)) {
+          if (this.#container.isEmpty()) {
             this.#settled = true;
+            this.#container.dispose();
             resolve(this.#leaderExit!);
-          } else setTimeout(settleWhenEmpty, SURVIVOR_POLL_MS);
+            return;
+          }
+          if (!told) {
+            told = true;
+            listener.leaderExited();
+          }
+          setTimeout(settleWhenEmpty, SURVIVOR_POLL_MS).unref();
         };
         settleWhenEmpty();
       });
     });
   }
 
+  /** The shell has exited (the task may still have other processes). */
+  get leaderGone(): boolean {
+    return this.#leaderExit !== null;
+  }
+
   wait(): Promise<RunnerExit> {
     return this.#done;
   }
 
-  async stop(graceMs: number): Promise<void> {
-    if (this.#settled) return;
-    if (process.platform === 'win32') {
-      // No signals or groups: end the job (the whole tree), then the tree by parent links, then the console.
-      this.#job?.terminate();
-      await killTree(this.pid);
-      this.#pty.kill();
+  async stop(graceMs: number): Promise<StopReport> {
+    const outside = new Set<number>();
+    if (this.#settled) return { outside: [] };
+    const gone = () => this.#settled || (this.#leaderExit !== null && this.#container.isEmpty());
+    if (this.#container.kind !== 'job') {
+      for (const pid of this.#container.terminate()) outside.add(pid);
+      await waitUntil(gone, graceMs, STOP_POLL_MS);
+    }
+    if (!gone()) {
+      for (const pid of this.#container.kill()) outside.add(pid);
+      // On Windows the console host and its agent go with the terminal.
+      if (process.platform === 'win32') this.#pty.kill();
+    }
+    const settled = await Promise.race([this.#done.then(() => true), delay(KILL_CONFIRM_MS).then(() => false)]);
+    if (!settled) {
+      const stuck = this.#container.members().map((pid) => ({ pid, state: this.#state(pid) }));
+      if (stuck.length > 0) throw new StuckError(stuck, KILL_CONFIRM_MS);
       await this.#done;
-      return;
     }
-    signalGroup(this.pid, 'SIGTERM');
-    // A stopped (SIGSTOP'd) process never acts on SIGTERM until it is continued.
-    signalGroup(this.pid, 'SIGCONT');
-    const deadline = Date.now() + graceMs;
-    while (Date.now() < deadline) {
-      if (this.#settled || !groupAlive(this.pid)) break;
-      await delay(Math.min(50, Math.max(1, deadline - Date.now())));
+    return { outside: [...outside] };
+  }
+
+  /** A start that failed after the shell was spawned: end whatever began, and release the container. */
+  async abort(): Promise<void> {
+    try {
+      this.#container.kill();
+      this.#pty.kill('SIGKILL');
+    } catch {
+      /* already gone */
     }
-    if (!this.#settled && groupAlive(this.pid)) signalGroup(this.pid, 'SIGKILL');
-    await this.#done;
+    await Promise.race([this.#done, delay(KILL_CONFIRM_MS)]);
+    this.#container.dispose();
   }
 
   pause(): void {
@@ -152,6 +229,7 @@ class PtyHandle implements RunnerHandle {
  * can be lost: the terminal's far end closes with bytes still unread, and the read gives EIO
  * (node-pty issues #72 and #726). Holding our own descriptor on that end until node-pty reports
  * the exit keeps the bytes readable; node-pty reads them in the moments before it closes.
+ * (Opened close-on-exec, like every descriptor Node opens, so no task inherits it.)
  */
 function holdTerminalOpen(pty: IPty): number | null {
   const slavePath = (pty as unknown as { _pty?: unknown })._pty;
@@ -163,31 +241,8 @@ function holdTerminalOpen(pty: IPty): number | null {
   }
 }
 
-interface WindowsJob {
-  terminate(): void;
-  close(): void;
-}
-
-function windowsJob(os: WindowsOs, pid: number): WindowsJob | null {
-  try {
-    const job = os.createJob();
-    if (!job) return null;
-    if (!os.assignToJob(job, pid)) {
-      os.closeJob(job);
-      return null;
-    }
-    return { terminate: () => void os.terminateJob(job), close: () => os.closeJob(job) };
-  } catch {
-    return null;
-  }
-}
-
-function killTree(pid: number): Promise<void> {
-  return new Promise((resolve) => execFile('taskkill', ['/T', '/F', '/PID', String(pid)], { windowsHide: true }, () => resolve()));
-}
-
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 export function defaultShell(env: NodeJS.ProcessEnv = process.env): string {
@@ -204,7 +259,7 @@ export function defaultShell(env: NodeJS.ProcessEnv = process.env): string {
   return '/bin/sh';
 }
 
-function shellArgs(shell: string, command: string): string[] {
+export function shellArgs(shell: string, command: string): string[] {
   if (process.platform === 'win32' && /cmd(\.exe)?$/i.test(shell)) return ['/d', '/s', '/c', command];
   return ['-c', command];
 }
@@ -223,4 +278,9 @@ function checkCwd(cwd: string): void {
   } catch {
     throw new StartError(`permission denied entering the working directory: ${cwd}`);
   }
+}
+
+/** After a task ends: whether its working directory went away while it ran (worth saying on its row). */
+export function cwdVanished(cwd: string): boolean {
+  return !existsSync(cwd);
 }

@@ -1,4 +1,4 @@
-import type { ProcessIdentity, ReapResult, Verdict } from '../process/identity.js';
+import { parseMark, type ProcessIdentity, type ReapResult, type Verdict } from '../process/identity.js';
 import type { ProcessInspector } from '../process/inspector.js';
 import type { TaskRecord } from './task-record.js';
 
@@ -33,12 +33,17 @@ export class LeftoverTracker {
     this.#probes.delete(record.id);
     return result;
   }
-
-  endEscapees(taskId: string): Promise<number[]> {
-    return this.#inspector.endEscapees(taskId);
-  }
 }
 
 export function identityOf(record: TaskRecord): ProcessIdentity {
-  return { taskId: record.id, pid: record.pid, pgid: record.pgid, processStart: record.processStart, bootId: record.bootId };
+  return {
+    taskId: record.id,
+    pid: record.pid,
+    pgid: record.pgid,
+    processStart: record.processStart,
+    bootId: record.bootId,
+    mark: parseMark(record.mark),
+    cgroup: record.cgroup,
+    members: record.members,
+  };
 }

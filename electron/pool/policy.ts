@@ -1,7 +1,9 @@
 /** The pool's policy, stated once. Every figure here is a default a setting may change. */
 export interface PoolPolicy {
-  /** Background tasks running at once; the rest wait in start order. */
+  /** Background tasks one session runs at once; the rest of its tasks wait in start order. */
   maxConcurrent: number;
+  /** Background tasks running at once across every session, so many sessions cannot exhaust the machine. */
+  maxConcurrentTotal: number;
   /** Hard limit when neither a timeout nor an estimate is given. */
   defaultTimeoutSeconds: number;
   /** No task runs longer than this; an adopted task gets exactly this. */
@@ -26,6 +28,7 @@ export interface PoolPolicy {
 
 export const DEFAULT_POLICY: PoolPolicy = {
   maxConcurrent: 5,
+  maxConcurrentTotal: 20,
   defaultTimeoutSeconds: 900,
   maxTimeoutSeconds: 3600,
   estimateMultiplier: 3,

@@ -26,10 +26,12 @@ export interface PoolOptions {
   runners: Readonly<Partial<Record<TaskKind, Runner>>>;
   dataDir: string;
   runId: string;
+  /** This data folder's random id: every task's mark and cgroup carry it. */
+  instanceId: string;
   listener: PoolListener;
   policy?: Partial<PoolPolicy>;
   now?: () => number;
-  /** Identity at launch, leftovers of earlier runs, escapees. */
+  /** Identity at launch, and leftovers of earlier runs. */
   inspector: ProcessInspector;
 }
 

@@ -7,7 +7,10 @@ import { describeExit } from './exit-codes.js';
 import { OutputWindow } from './output-window.js';
 import { DEFAULT_POLICY, resolveTimeoutSeconds, type PoolPolicy } from './policy.js';
 import { LeftoverTracker } from './leftover-tracker.js';
-import { StartError, type RunnerExit, type RunnerHandle } from './runner.js';
+import { StartError, StuckError, type RunnerExit, type RunnerHandle } from './runner.js';
+import { capacityProblem } from './capacity.js';
+import { cwdVanished } from './command-runner.js';
+import { formatMark, markFor } from '../process/identity.js';
 import { TaskLog, readLogTail } from './task-log.js';
 import { taskId, type TaskRecord } from './task-record.js';
 import { toTaskRow } from './task-row.js';
@@ -33,6 +36,14 @@ interface Live {
   settled: Promise<TaskRecord>;
   resolveSettled: (record: TaskRecord) => void;
   outputTimer: NodeJS.Timeout | null;
+  /** Started, runner not yet answered: counts against the caps. */
+  launching: boolean;
+  /** Its shell exited while other processes of it still run. */
+  leaderExited: boolean;
+  /** Processes found outside its container by its mark and ended with it. */
+  outside: number[];
+  /** Its end is being recorded. */
+  settling: boolean;
 }
 
 /**
@@ -46,6 +57,7 @@ export class TaskPool {
   readonly #runners: PoolOptions['runners'];
   readonly #dataDir: string;
   readonly #runId: string;
+  readonly #instanceId: string;
   readonly #listener: PoolListener;
   readonly #now: () => number;
   /** The boot this run belongs to; recorded with every process so a later run can rule out a reboot. */
@@ -58,8 +70,8 @@ export class TaskPool {
   /** Rows of settled records never change within a run: computed once, dropped when the record is saved. */
   readonly #settledRows = new Map<string, TaskRow>();
   #draining = false;
-  /** Background launches in flight (started, runner not yet answered): they count against the cap. */
-  #launching = 0;
+  /** After drain: nothing is written any more (the store may be closed); what would not end stays recorded as running. */
+  #closed = false;
 
   constructor(options: PoolOptions) {
     this.policy = { ...DEFAULT_POLICY, ...options.policy };
@@ -67,6 +79,7 @@ export class TaskPool {
     this.#runners = options.runners;
     this.#dataDir = options.dataDir;
     this.#runId = options.runId;
+    this.#instanceId = options.instanceId;
     this.#listener = options.listener;
     this.#now = options.now ?? Date.now;
     this.#leftovers = new LeftoverTracker(options.inspector, this.#now);
@@ -81,11 +94,23 @@ export class TaskPool {
     return this.#draining;
   }
 
-  /** Background tasks of this run now running (the cap counts these). */
-  get runningBackgroundCount(): number {
-    let count = this.#launching;
-    for (const live of this.#live.values()) if (live.record.status === 'running' && inBackground(live.record)) count++;
+  /** Background tasks of this run now running (the caps count these), in one session or in all. */
+  runningCount(sessionId?: string): number {
+    let count = 0;
+    for (const live of this.#live.values()) {
+      if (sessionId !== undefined && live.record.sessionId !== sessionId) continue;
+      if ((live.launching || live.record.status === 'running') && inBackground(live.record)) count++;
+    }
     return count;
+  }
+
+  get runningBackgroundCount(): number {
+    return this.runningCount();
+  }
+
+  /** Why one more background task of this session cannot run now, or null. */
+  #capacityProblem(sessionId: string): string | null {
+    return capacityProblem({ session: this.runningCount(sessionId), total: this.runningCount() }, this.policy);
   }
 
   /** Starts a background task, or queues it behind the cap. A task that cannot start settles as failed with the reason. */
@@ -135,10 +160,8 @@ export class TaskPool {
     if (!live || !live.record.foreground || live.record.adopted) return null;
     if (!this.policy.enabled) return 'background tasks are turned off in the settings';
     if (this.#draining) return 'Drover is shutting down';
-    const running = this.runningBackgroundCount;
-    if (running >= this.policy.maxConcurrent) {
-      return `the pool is full (${running} of ${this.policy.maxConcurrent} background tasks running)`;
-    }
+    const full = this.#capacityProblem(live.record.sessionId);
+    if (full) return full;
     const record = live.record;
     record.adopted = true;
     record.notify = false;
@@ -168,11 +191,33 @@ export class TaskPool {
       this.#queue.splice(queued, 1);
       await this.#settle(live, { exitCode: null, signal: null });
     } else if (live.handle) {
-      await live.handle.stop(this.policy.stopGraceMs);
+      try {
+        live.outside.push(...(await live.handle.stop(this.policy.stopGraceMs)).outside);
+      } catch (error) {
+        throw this.#notEnded(live, error);
+      }
     }
     const settled = await live.settled;
-    await this.#endEscapees(settled);
+    this.#noteOutside(live);
     return { record: settled, wasSettled: false };
+  }
+
+  /** Processes that outlived SIGKILL: the row says so and the caller gets the error; the task stays watched. */
+  #notEnded(live: Live, error: unknown): Error {
+    if (!(error instanceof StuckError)) return error as Error;
+    live.record.error = `It did not end: ${error.message}. Drover keeps watching it and records its end when it comes.`;
+    this.#save(live.record);
+    return new DroverError('conflict', `Task ${live.record.id} did not end: ${error.message}`);
+  }
+
+  /** After a stop: processes that had left the task's container but carried its mark were ended too, and are named. */
+  #noteOutside(live: Live): void {
+    if (live.outside.length === 0 || this.#closed) return;
+    const pids = [...new Set(live.outside)];
+    const note = `also ended ${plural(pids.length, 'process', 'processes')} that had left its ${live.record.containment === 'cgroup' ? 'cgroup' : 'group'}: ${pids.join(', ')}`;
+    live.record.exitNote = live.record.exitNote ? `${live.record.exitNote}; ${note}` : note;
+    live.outside = [];
+    this.#save(live.record);
   }
 
   /** Ends every leftover of a session that is provably still running from an earlier run. */
@@ -196,15 +241,6 @@ export class TaskPool {
     record.exitNote = `ended as a leftover of an earlier run (${plural(result.ended.length, 'process', 'processes')}: ${result.ended.join(', ')})`;
     this.#save(record);
     return result;
-  }
-
-  /** After a stop: processes that left the group but carry the task's mark are ended too, and named. */
-  async #endEscapees(record: TaskRecord): Promise<void> {
-    const escaped = await this.#leftovers.endEscapees(record.id);
-    if (escaped.length === 0) return;
-    const note = `also ended ${plural(escaped.length, 'process', 'processes')} that had left its group: ${escaped.join(', ')}`;
-    record.exitNote = record.exitNote ? `${record.exitNote}; ${note}` : note;
-    this.#save(record);
   }
 
   #isOrphaned(record: TaskRecord): boolean {
@@ -265,19 +301,32 @@ export class TaskPool {
     return removed.map((record) => record.id);
   }
 
-  /** Stops every unsettled task of a session (before the session is deleted). */
+  /**
+   * Before a session is deleted: stops every unsettled task of it and ends its provable leftovers,
+   * so nothing of it is left running without a record. Throws (and deletes nothing) when a task
+   * would not end.
+   */
   async stopSession(sessionId: string): Promise<void> {
     const lives = [...this.#live.values()].filter((live) => live.record.sessionId === sessionId);
-    await Promise.all(lives.map((live) => this.stop(sessionId, live.record.id, 'shutdown', 'its session was deleted')));
+    const results = await Promise.allSettled(lives.map((live) => this.stop(sessionId, live.record.id, 'shutdown', 'its session was deleted')));
+    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    await this.reap(sessionId);
     this.#sessions.delete(sessionId);
     for (const id of [...this.#settledRows.keys()]) if (this.#settledRows.get(id)!.sessionId === sessionId) this.#settledRows.delete(id);
   }
 
-  /** Shutdown: take nothing new, stop everything, wait for every log to be flushed. */
-  async drain(): Promise<void> {
+  /**
+   * Shutdown: take nothing new, stop everything, wait for every log to be flushed. A task whose
+   * processes would not end is logged and stays recorded as running, so the next start finds it
+   * as a leftover; drain never waits on it forever.
+   */
+  async drain(log: (message: string) => void = () => {}): Promise<void> {
     this.#draining = true;
     const lives = [...this.#live.values()];
-    await Promise.all(lives.map((live) => this.stop(live.record.sessionId, live.record.id, 'shutdown', 'Drover was shutting down')));
+    const results = await Promise.allSettled(lives.map((live) => this.stop(live.record.sessionId, live.record.id, 'shutdown', 'Drover was shutting down')));
+    for (const result of results) if (result.status === 'rejected') log(`at shutdown: ${(result.reason as Error).message}`);
+    this.#closed = true;
   }
 
   #create(request: StartRequest, foreground: boolean): Live {
@@ -299,6 +348,11 @@ export class TaskPool {
       pgid: null,
       processStart: null,
       bootId: null,
+      mark: null,
+      containment: null,
+      containmentNote: null,
+      cgroup: null,
+      members: [],
       runId: this.#runId,
       queuedAt: this.#now(),
       startedAt: null,
@@ -326,17 +380,28 @@ export class TaskPool {
       settled,
       resolveSettled,
       outputTimer: null,
+      launching: false,
+      leaderExited: false,
+      outside: [],
+      settling: false,
     };
     this.#live.set(id, live);
     this.#emit(record);
     return live;
   }
 
+  /** Starts queued tasks in start order, each as soon as its session (and Drover as a whole) has room. */
   async #pump(): Promise<void> {
     const starts: Promise<void>[] = [];
-    while (this.#queue.length > 0 && this.runningBackgroundCount < this.policy.maxConcurrent) {
-      this.#launching++;
-      starts.push(this.#launch(this.#queue.shift()!).finally(() => this.#launching--));
+    for (let i = 0; i < this.#queue.length && this.runningCount() < this.policy.maxConcurrentTotal; ) {
+      const live = this.#queue[i]!;
+      if (this.#capacityProblem(live.record.sessionId) !== null) {
+        i++;
+        continue;
+      }
+      this.#queue.splice(i, 1);
+      live.launching = true;
+      starts.push(this.#launch(live).finally(() => (live.launching = false)));
     }
     await Promise.all(starts);
   }
@@ -345,10 +410,22 @@ export class TaskPool {
     const record = live.record;
     const runner = this.#runners[record.kind]!;
     live.log = new TaskLog(record.logPath);
+    const mark = markFor(this.#instanceId, record.id);
+    record.mark = formatMark(mark);
     try {
       live.handle = await runner.start(
-        { kind: record.kind, taskId: record.id, command: record.command, cwd: record.cwd, env: {} },
-        (chunk) => this.#onOutput(live, chunk),
+        { kind: record.kind, taskId: record.id, command: record.command, cwd: record.cwd, env: {}, mark },
+        {
+          output: (chunk) => this.#onOutput(live, chunk),
+          leaderExited: () => {
+            live.leaderExited = true;
+            this.#emit(record);
+          },
+          members: (members) => {
+            record.members = [...members];
+            this.#save(record);
+          },
+        },
       );
     } catch (error) {
       record.error = error instanceof StartError ? error.message : `could not start: ${(error as Error).message}`;
@@ -362,6 +439,9 @@ export class TaskPool {
     record.pgid = live.handle.pid || null;
     record.processStart = live.handle.processStartedAt;
     record.bootId = live.handle.pid ? this.#bootId : null;
+    record.containment = live.handle.containment;
+    record.containmentNote = live.handle.containmentNote;
+    record.cgroup = live.handle.cgroup;
     this.#armTimeout(live);
     this.#save(record);
     void live.handle.wait().then((exit) => this.#settle(live, exit));
@@ -373,7 +453,13 @@ export class TaskPool {
     const remaining = Math.max(0, started + live.record.timeoutSeconds * 1000 - this.#now());
     live.timer = setTimeout(() => {
       live.endReason ??= 'timed_out';
-      void live.handle?.stop(this.policy.stopGraceMs);
+      live.handle
+        ?.stop(this.policy.stopGraceMs)
+        .then((report) => {
+          live.outside.push(...report.outside);
+          return live.settled.then(() => this.#noteOutside(live));
+        })
+        .catch((error: unknown) => this.#notEnded(live, error));
     }, remaining);
     live.timer.unref?.();
   }
@@ -396,11 +482,13 @@ export class TaskPool {
   }
 
   async #settle(live: Live, exit: RunnerExit, forced?: 'failed'): Promise<void> {
-    if (!this.#live.has(live.record.id)) return;
-    this.#live.delete(live.record.id);
+    if (live.settling || this.#closed) return;
+    live.settling = true;
     if (live.timer) clearTimeout(live.timer);
     if (live.outputTimer) clearTimeout(live.outputTimer);
+    // It stays live (waitFor waits on it) until its log is flushed and its record final.
     await live.log?.close();
+    this.#live.delete(live.record.id);
     const record = live.record;
     const report = describeExit(record.command, exit.exitCode, exit.signal);
     record.exitCode = report.exitCode;
@@ -416,6 +504,10 @@ export class TaskPool {
       record.exitNote = `${endReasonText(live.endReason, live.endDetail)}${report.signal ? ` (${report.signal})` : ''}`;
     } else record.status = report.exitCode === 0 && !report.signal ? 'succeeded' : 'failed';
     if (live.log?.error && !record.error) record.error = `the output log could not be written: ${live.log.error.message}`;
+    if (record.startedAt !== null && record.pid !== null && cwdVanished(record.cwd)) {
+      const note = `its working directory ${record.cwd} was removed while it ran`;
+      record.exitNote = record.exitNote ? `${record.exitNote}; ${note}` : note;
+    }
     this.#save(record);
     this.#listener.taskOutput(record.sessionId, record.id, live.window.totalBytes);
     live.resolveSettled(record);
@@ -423,6 +515,7 @@ export class TaskPool {
   }
 
   #save(record: TaskRecord): void {
+    if (this.#closed) return;
     this.#settledRows.delete(record.id);
     this.#repo.update(record);
     this.#emit(record);
@@ -444,6 +537,7 @@ export class TaskPool {
       silentAfterMs: this.policy.silentAfterMs,
       leftover: verdict?.alive ?? false,
       orphanNote: verdict ? (verdict.alive ? 'still running from an earlier run' : `left by an earlier run: ${verdict.reason}`) : null,
+      leaderExited: live?.leaderExited ?? false,
     });
     // An orphaned row's elapsed time keeps growing, so only truly settled rows are kept.
     if (!live && row.status !== 'orphaned' && isSettled(row.status)) this.#settledRows.set(record.id, row);

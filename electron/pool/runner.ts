@@ -1,4 +1,5 @@
 import type { TaskKind } from '../../shared/schemas/task.js';
+import type { Containment, Mark, WindowsMember } from '../process/identity.js';
 
 /** What to run. The pool knows nothing of shells; a Runner gives a Spec meaning. */
 export interface Spec {
@@ -7,6 +8,8 @@ export interface Spec {
   command: string;
   cwd: string;
   env: Readonly<Record<string, string>>;
+  /** Carried by every process the task starts, so even one that leaves its container is found. */
+  mark: Mark;
 }
 
 export interface RunnerExit {
@@ -15,15 +18,41 @@ export interface RunnerExit {
   signal: number | null;
 }
 
+export interface StopReport {
+  /** Processes found outside the task's container by its mark, and ended with it. */
+  outside: number[];
+}
+
+/** Processes that outlived SIGKILL by the confirmation limit (uninterruptible sleep, mostly). */
+export class StuckError extends Error {
+  readonly stuck: readonly { pid: number; state: string | null }[];
+
+  constructor(stuck: readonly { pid: number; state: string | null }[], waitedMs: number) {
+    const list = stuck.map(({ pid, state }) => `${pid}${state ? ` (${state})` : ''}`).join(', ');
+    super(`SIGKILL left ${stuck.length === 1 ? '1 process' : `${stuck.length} processes`} running after ${waitedMs / 1000} s: ${list}`);
+    this.name = 'StuckError';
+    this.stuck = stuck;
+  }
+}
+
 export interface RunnerHandle {
   /** 0 for work that is not an OS process. */
   readonly pid: number;
   /** Opaque OS identity of the leader (Linux: start ticks), or null. */
   readonly processStartedAt: string | null;
-  /** Settles when the work is over: for a process, when its leader has exited and its group is empty. */
+  /** How the task's processes are held together; null for work that is not an OS process. */
+  readonly containment: Containment | null;
+  /** The task's cgroup (Linux), recorded so a later run can end what is left in it. */
+  readonly cgroup: string | null;
+  /** Why the task is held less tightly than this machine allows, in words; null when it is not. */
+  readonly containmentNote: string | null;
+  /** Settles when the work is over: for a process, when its leader has exited and its container is empty. */
   wait(): Promise<RunnerExit>;
-  /** Ends the work: SIGTERM and SIGCONT to the group, SIGKILL after the grace. Resolves when it is gone. */
-  stop(graceMs: number): Promise<void>;
+  /**
+   * Ends the work: SIGTERM and SIGCONT to everything, SIGKILL after the grace. Resolves when it is
+   * gone; rejects with StuckError when processes outlive SIGKILL (the work is still watched).
+   */
+  stop(graceMs: number): Promise<StopReport>;
   /** Backpressure from the output sink. */
   pause(): void;
   resume(): void;
@@ -31,13 +60,18 @@ export interface RunnerHandle {
   write(data: string): void;
 }
 
-export interface OutputSink {
-  (chunk: Buffer): void;
+/** What a runner reports while the work runs. */
+export interface RunnerListener {
+  output(chunk: Buffer): void;
+  /** The leader exited while other processes of the task still run: the task runs on until they end. */
+  leaderExited(): void;
+  /** Windows: the processes seen in the task's job so far, for a later run to prove. */
+  members?(members: readonly WindowsMember[]): void;
 }
 
 export interface Runner {
   /** Rejects, with the reason in words, when the work cannot start at all. */
-  start(spec: Spec, onOutput: OutputSink): Promise<RunnerHandle>;
+  start(spec: Spec, listener: RunnerListener): Promise<RunnerHandle>;
 }
 
 /** A task that could not start: the message says why, for the person and the model. */

@@ -1,4 +1,5 @@
 import type { TaskKind, TaskStatus } from '../../shared/schemas/task.js';
+import type { Containment, WindowsMember } from '../process/identity.js';
 
 /** Statuses a record may hold on disk; `orphaned` is only ever derived. */
 export type StoredStatus = Exclude<TaskStatus, 'orphaned'>;
@@ -22,6 +23,16 @@ export interface TaskRecord {
   processStart: string | null;
   /** Private: the boot the process ran in. */
   bootId: string | null;
+  /** Private: `VARIABLE=value` carried by every process of the task; null on records written before instance ids. */
+  mark: string | null;
+  /** How its processes were held together; null until it started. */
+  containment: Containment | null;
+  /** Why it was held less tightly than the machine allows, in words. */
+  containmentNote: string | null;
+  /** Private: its cgroup (Linux), the identity of what is left of it after a crash. */
+  cgroup: string | null;
+  /** Private (Windows): processes seen in its job, to be proven after the leader exited. */
+  members: WindowsMember[];
   /** The app run that owns the task; a record of another run that still claims to run is orphaned. */
   runId: string;
   queuedAt: number;

@@ -11,6 +11,8 @@ export interface RowContext {
   leftover?: boolean;
   /** For an orphaned record: what became of its processes, in words. */
   orphanNote?: string | null;
+  /** Running, with its shell gone and other processes of it still running. */
+  leaderExited?: boolean;
 }
 
 /** What clients see of a record: status derived, clock arithmetic done here, private identity left out. */
@@ -51,6 +53,9 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     adopted: record.adopted,
     foreground: record.foreground,
     leftover: status === 'orphaned' && (context.leftover ?? false),
+    containment: record.containment,
+    containmentNote: record.containmentNote,
+    leaderExited: running && (context.leaderExited ?? false),
     logPath: record.logPath,
   };
 }

@@ -1,22 +1,46 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { TASK_MARK_VARIABLE } from './identity.js';
+import { Cgroups, findCgroup2 } from './cgroup.js';
 
 export type SignalOutcome = 'ok' | 'missing' | 'denied';
 
-/** The few unix facilities the leftover logic needs; a fake stands in for it in tests. */
+/** An OS question that could not be answered (a tool failed): never to be read as "no such process". */
+export class ProbeFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProbeFailure';
+  }
+}
+
+/** The cgroup operations the leftover logic needs (Linux with cgroup v2). */
+export interface CgroupOps {
+  exists(path: string): boolean;
+  /** Null when the cgroup is gone. */
+  populated(path: string): boolean | null;
+  members(path: string): number[];
+  /** Signals every member (frozen meanwhile where the kernel can); returns them. */
+  signal(path: string, signal: NodeJS.Signals): number[];
+  kill(path: string): void;
+  remove(path: string): boolean;
+}
+
+/** The few unix facilities the leftover and containment logic needs; a fake stands in for it in tests. */
 export interface UnixOs {
   signalGroup(pgid: number, signal: NodeJS.Signals | 0): SignalOutcome;
   signalProcess(pid: number, signal: NodeJS.Signals | 0): SignalOutcome;
-  /** The OS start time of the process with this pid, or null when there is none. */
+  /** The OS start time of the process with this pid, or null when there is none. Throws ProbeFailure when it cannot tell. */
   startTime(pid: number): string | null;
   bootId(): string | null;
-  /** Linux only: members of a process group. */
-  groupMembers?(pgid: number): number[];
-  /** Linux only: the task mark in a process's environment; 'unreadable' when it cannot be read. */
-  markOf?(pid: number): string | null | 'unreadable';
-  /** Linux only: processes anywhere whose environment carries this task's mark. */
-  processesWithMark?(taskId: string): number[];
+  /** Members of a process group. Throws ProbeFailure when it cannot tell. */
+  groupMembers(pgid: number): number[];
+  /** The value of a mark variable in a process's environment; 'unreadable' when the environment cannot be read. */
+  markOf(pid: number, variable: string): string | null | 'unreadable';
+  /** Every process carrying this mark variable, by value (one scan of the process table). */
+  markedProcesses(variable: string): Map<string, number[]>;
+  /** A process's scheduler state in words ("D (uninterruptible sleep)"), or null when unknown. */
+  processState(pid: number): string | null;
+  /** Linux with cgroup v2 mounted; absent elsewhere. */
+  cgroups?: CgroupOps;
 }
 
 function signal(target: number, sig: NodeJS.Signals | 0): SignalOutcome {
@@ -51,20 +75,47 @@ function numericDirs(): number[] {
   }
 }
 
-function readMark(pid: number): string | null | 'unreadable' {
-  let environ: Buffer;
+function readEnvironment(pid: number): string[] | null {
   try {
-    environ = readFileSync(`/proc/${pid}/environ`);
+    return readFileSync(`/proc/${pid}/environ`).toString('utf8').split('\0');
   } catch {
-    return 'unreadable';
+    return null;
   }
-  const prefix = `${TASK_MARK_VARIABLE}=`;
-  for (const entry of environ.toString('utf8').split('\0')) if (entry.startsWith(prefix)) return entry.slice(prefix.length);
+}
+
+function valueIn(entries: readonly string[], variable: string): string | null {
+  const prefix = `${variable}=`;
+  for (const entry of entries) if (entry.startsWith(prefix)) return entry.slice(prefix.length);
   return null;
 }
 
-export function linuxOs(): UnixOs {
+const LINUX_STATES: Record<string, string> = {
+  R: 'running',
+  S: 'sleeping',
+  D: 'uninterruptible sleep',
+  T: 'stopped',
+  t: 'stopped by a tracer',
+  Z: 'zombie',
+  X: 'dead',
+  I: 'idle',
+};
+
+function cgroupOps(): CgroupOps | undefined {
+  const hierarchy = findCgroup2();
+  if (!hierarchy) return undefined;
+  const cgroups = new Cgroups(hierarchy);
   return {
+    exists: (path) => cgroups.exists(path),
+    populated: (path) => cgroups.populated(path),
+    members: (path) => cgroups.members(path),
+    signal: (path, sig) => cgroups.signal(path, sig),
+    kill: (path) => cgroups.kill(path),
+    remove: (path) => cgroups.remove(path),
+  };
+}
+
+export function linuxOs(): UnixOs {
+  const os: UnixOs = {
     signalGroup: (pgid, sig) => signal(-checkedTarget(pgid), sig),
     signalProcess: (pid, sig) => signal(checkedTarget(pid), sig),
     // Field 22 of stat: start time in clock ticks since boot.
@@ -77,27 +128,94 @@ export function linuxOs(): UnixOs {
       }
     },
     groupMembers: (pgid) => numericDirs().filter((pid) => linuxStat(pid)?.[2] === String(pgid)),
-    markOf: readMark,
-    processesWithMark: (taskId) => numericDirs().filter((pid) => pid !== process.pid && readMark(pid) === taskId),
+    markOf: (pid, variable) => {
+      const entries = readEnvironment(pid);
+      return entries === null ? 'unreadable' : valueIn(entries, variable);
+    },
+    markedProcesses: (variable) => {
+      const found = new Map<string, number[]>();
+      for (const pid of numericDirs()) {
+        if (pid === process.pid) continue;
+        const entries = readEnvironment(pid);
+        const value = entries && valueIn(entries, variable);
+        if (value) found.set(value, [...(found.get(value) ?? []), pid]);
+      }
+      return found;
+    },
+    processState: (pid) => {
+      const code = linuxStat(pid)?.[0];
+      return code ? `${code} (${LINUX_STATES[code] ?? 'unknown'})` : null;
+    },
   };
+  const cgroups = cgroupOps();
+  if (cgroups) os.cgroups = cgroups;
+  return os;
 }
 
-/** macOS and the BSDs: start time and boot time from ps and sysctl; no environment scan. */
-export function bsdOs(): UnixOs {
+/** Runs a program and gives back its exit status and output; a stand-in replaces it in tests. */
+export type RunTool = (file: string, args: readonly string[], env: NodeJS.ProcessEnv) => { status: number | null; stdout: string; error?: Error };
+
+const runTool: RunTool = (file, args, env) => {
+  const result = spawnSync(file, [...args], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000, maxBuffer: 64 * 1024 * 1024 });
+  return { status: result.status, stdout: result.stdout ?? '', ...(result.error ? { error: result.error } : {}) };
+};
+
+/** Called by absolute path: a `ps` in the working folder or early on PATH must never answer for the system's. */
+export const PS = '/bin/ps';
+export const SYSCTL = '/usr/sbin/sysctl';
+/** Start times come out in one fixed format: English month names, UTC, whatever the person's locale and zone. */
+export const PS_ENV: NodeJS.ProcessEnv = { LC_ALL: 'C', TZ: 'UTC0', PATH: '/usr/bin:/bin:/usr/sbin:/sbin' };
+
+/**
+ * macOS and the BSDs: start times, groups and environments from ps, the boot from sysctl. Only
+ * `ps` exiting 1 with nothing printed means "no such process"; any other failure (not found,
+ * killed, out of memory) is a ProbeFailure, so a check that could not run never reads as "gone".
+ */
+export function bsdOs(run: RunTool = runTool): UnixOs {
+  const ps = (args: readonly string[]): string | null => {
+    const result = run(PS, args, PS_ENV);
+    if (result.status === 0) return result.stdout;
+    if (result.status === 1 && result.stdout.trim() === '' && !result.error) return null;
+    throw new ProbeFailure(`${PS} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? 'by a signal'}`})`);
+  };
+  const table = (args: readonly string[]): [number, string][] =>
+    (ps(args) ?? '')
+      .split('\n')
+      .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
+      .filter((match): match is RegExpExecArray => match !== null)
+      .map((match) => [Number(match[1]), match[2]!]);
+  // `ps -E` appends the environment to the command line; a mark is one `NAME=value` word of it.
+  const markIn = (line: string, variable: string): string | null => new RegExp(`(?:^|\\s)${variable}=(\\S+)`).exec(line)?.[1] ?? null;
   return {
     signalGroup: (pgid, sig) => signal(-checkedTarget(pgid), sig),
     signalProcess: (pid, sig) => signal(checkedTarget(pid), sig),
-    startTime: (pid) => {
-      try {
-        const out = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-        return out || null;
-      } catch {
-        return null;
-      }
-    },
+    startTime: (pid) => ps(['-o', 'lstart=', '-p', String(pid)])?.trim() || null,
     bootId: () => {
+      const result = run(SYSCTL, ['-n', 'kern.bootsessionuuid'], PS_ENV);
+      return result.status === 0 ? result.stdout.trim() || null : null;
+    },
+    groupMembers: (pgid) => table(['-A', '-o', 'pid=,pgid=']).filter(([, group]) => group.trim() === String(pgid)).map(([pid]) => pid),
+    markOf: (pid, variable) => {
+      let line: string | null;
       try {
-        return execFileSync('sysctl', ['-n', 'kern.boottime'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+        line = ps(['-E', '-ww', '-o', 'command=', '-p', String(pid)]);
+      } catch {
+        return 'unreadable';
+      }
+      return line === null ? 'unreadable' : markIn(line, variable);
+    },
+    markedProcesses: (variable) => {
+      const found = new Map<string, number[]>();
+      for (const [pid, line] of table(['-A', '-E', '-ww', '-o', 'pid=,command='])) {
+        if (pid === process.pid) continue;
+        const value = markIn(line, variable);
+        if (value) found.set(value, [...(found.get(value) ?? []), pid]);
+      }
+      return found;
+    },
+    processState: (pid) => {
+      try {
+        return ps(['-o', 'stat=', '-p', String(pid)])?.trim() || null;
       } catch {
         return null;
       }

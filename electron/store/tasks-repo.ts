@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { TaskKindSchema } from '../../shared/schemas/task.js';
+import { CONTAINMENTS } from '../process/identity.js';
 import type { TaskRecord } from '../pool/task-record.js';
 import { parseRow } from './rows.js';
 
@@ -32,7 +33,25 @@ const TaskRowSchema = z.object({
   adopted: int,
   foreground: int,
   log_path: z.string(),
+  mark: z.string().nullable(),
+  containment: z.enum(CONTAINMENTS).nullable(),
+  containment_note: z.string().nullable(),
+  cgroup: z.string().nullable(),
+  members: z.string().nullable(),
 });
+
+const MembersSchema = z.array(z.object({ pid: int.positive(), created: z.string().regex(/^\d+$/) }));
+
+/** The recorded Windows members; a damaged list proves nothing, so it reads as none. */
+function parseMembers(text: string | null): TaskRecord['members'] {
+  if (!text) return [];
+  try {
+    const parsed = MembersSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : [];
+  } catch {
+    return [];
+  }
+}
 
 const COLUMNS = Object.keys(TaskRowSchema.shape);
 
@@ -64,6 +83,11 @@ function toRecord(row: unknown): TaskRecord {
     adopted: r.adopted === 1,
     foreground: r.foreground === 1,
     logPath: r.log_path,
+    mark: r.mark,
+    containment: r.containment,
+    containmentNote: r.containment_note,
+    cgroup: r.cgroup,
+    members: parseMembers(r.members),
   };
 }
 
@@ -94,6 +118,11 @@ function toParams(record: TaskRecord): Record<string, unknown> {
     adopted: record.adopted ? 1 : 0,
     foreground: record.foreground ? 1 : 0,
     log_path: record.logPath,
+    mark: record.mark,
+    containment: record.containment,
+    containment_note: record.containmentNote,
+    cgroup: record.cgroup,
+    members: record.members.length > 0 ? JSON.stringify(record.members) : null,
   };
 }
 

@@ -4,7 +4,10 @@ import { z } from 'zod';
 export const BackgroundSettingsSchema = z
   .object({
     enabled: z.boolean(),
+    /** Per session. */
     maxConcurrent: z.number().int().min(1).max(64),
+    /** Across every session. */
+    maxConcurrentTotal: z.number().int().min(1).max(256),
     defaultTimeoutSeconds: z.number().int().min(1).max(24 * 3600),
     maxTimeoutSeconds: z.number().int().min(1).max(7 * 24 * 3600),
     outputBufferBytes: z.number().int().min(4096).max(64 * 1024 * 1024),
@@ -50,6 +53,17 @@ export const NotificationSettingsSchema = z
   .partial()
   .strict();
 
+/** An environment variable's name, as a shell would accept it. */
+export const VariableNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'is not an environment variable name');
+
+export const TaskSettingsSchema = z
+  .object({
+    /** Variables Drover keeps from tasks by default that the person passes through on purpose. */
+    passEnvironment: z.array(VariableNameSchema).max(200),
+  })
+  .partial()
+  .strict();
+
 export const SettingsSchema = z
   .object({
     commandAllowlist: CommandAllowlistSchema.optional(),
@@ -57,6 +71,7 @@ export const SettingsSchema = z
     background: BackgroundSettingsSchema.optional(),
     provider: ProviderSettingsSchema.optional(),
     agent: AgentSettingsSchema.optional(),
+    tasks: TaskSettingsSchema.optional(),
   })
   .strict();
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -77,6 +92,7 @@ export const PublicSettingsSchema = z.object({
   agent: AgentSettingsSchema,
   commandAllowlist: z.array(z.string()),
   notifications: z.object({ enabled: z.boolean() }),
+  tasks: z.object({ passEnvironment: z.array(z.string()) }),
 });
 export type PublicSettings = z.infer<typeof PublicSettingsSchema>;
 
@@ -90,6 +106,7 @@ export const SettingsUpdateSchema = z
     agent: AgentSettingsSchema.optional(),
     commandAllowlist: CommandAllowlistSchema.optional(),
     notifications: NotificationSettingsSchema.optional(),
+    tasks: TaskSettingsSchema.optional(),
   })
   .strict();
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;

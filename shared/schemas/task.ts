@@ -14,6 +14,15 @@ export function isSettled(status: TaskStatus): boolean {
   return SETTLED_STATUSES.includes(status);
 }
 
+/**
+ * How a task's processes are held together, so they can be ended as a whole: a cgroup of its own
+ * (Linux), the process group its shell leads (elsewhere, and the fallback), a job object
+ * (Windows), or only its proven process tree (Windows, when no job could be made).
+ */
+export const CONTAINMENTS = ['cgroup', 'group', 'job', 'tree'] as const;
+export const ContainmentSchema = z.enum(CONTAINMENTS);
+export type Containment = z.infer<typeof ContainmentSchema>;
+
 export const TaskKindSchema = z.enum(['command', 'monitor', 'agent']);
 export type TaskKind = z.infer<typeof TaskKindSchema>;
 
@@ -54,6 +63,12 @@ export const TaskRowSchema = z.object({
   foreground: z.boolean(),
   /** Orphaned, and its processes are provably still running from an earlier run: stop or reap ends them. */
   leftover: z.boolean(),
+  /** How its processes are held together; null until it starts. */
+  containment: ContainmentSchema.nullable(),
+  /** Why it is held less tightly than this machine allows (a cgroup could not be made), in words. */
+  containmentNote: z.string().nullable(),
+  /** Running, and its shell has exited while processes it started still run: it runs until they end. */
+  leaderExited: z.boolean(),
   logPath: z.string(),
 });
 export type TaskRow = z.infer<typeof TaskRowSchema>;

@@ -12,13 +12,11 @@ export interface SpawnedHost {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+const hostArgs = (dataDir: string) => ['--import', 'tsx', join(root, 'electron/host.ts'), '--data-dir', dataDir, '--token', TEST_TOKEN, '--cwd', dataDir];
+
 /** The headless host from source, as a real separate process (so it can be killed like a crash). */
-export function spawnHost(dataDir: string): Promise<SpawnedHost> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'electron/host.ts'), '--data-dir', dataDir, '--token', TEST_TOKEN, '--cwd', dataDir],
-    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+export function spawnHost(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<SpawnedHost> {
+  const child = spawn(process.execPath, hostArgs(dataDir), { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env });
   return new Promise((resolvePromise, reject) => {
     child.once('exit', (code) => reject(new Error(`host exited early with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -46,4 +44,12 @@ export function spawnHost(dataDir: string): Promise<SpawnedHost> {
       });
     });
   });
+}
+
+/** Runs the host on a folder and waits for it to exit (a start that must be refused). */
+export function runHostToExit(dataDir: string): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, hostArgs(dataDir), { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolvePromise) => child.once('exit', (code) => resolvePromise({ code, stderr })));
 }

@@ -7,6 +7,9 @@ import { TasksRepo } from '../../electron/store/tasks-repo.js';
 import { CommandRunner } from '../../electron/pool/command-runner.js';
 import { TaskPool } from '../../electron/pool/pool.js';
 import { currentInspector } from '../../electron/process/inspector.js';
+import { unixContainers, type ContainerFactory } from '../../electron/process/containers.js';
+import { currentUnixOs } from '../../electron/process/unix-os.js';
+import { randomId } from '../../electron/core/ids.js';
 import type { PoolPolicy } from '../../electron/pool/policy.js';
 import { tempDir } from '../helpers.js';
 
@@ -16,35 +19,60 @@ export interface Harness {
   dataDir: string;
   sessionId: string;
   rows: TaskRow[];
+  instanceId: string;
+  containers: ContainerFactory;
   open(runId: string, policy?: Partial<PoolPolicy>): TaskPool;
 }
 
+export interface HarnessOptions {
+  /** 'group' holds tasks in process groups even where cgroups could be made. */
+  containment?: 'auto' | 'group';
+  /** Lines the runner logs. */
+  log?: (message: string) => void;
+}
+
 /** A real pool on a real database and real processes; only the folder is temporary. */
-export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir()): Harness {
+export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir(), options: HarnessOptions = {}): Harness {
   const db = openDatabase(join(dataDir, 'drover.sqlite'));
   const sessionId = 'sess1';
   db.prepare("INSERT OR IGNORE INTO sessions (id, title, created_at, updated_at) VALUES (?, 't', 0, 0)").run(sessionId);
   const rows: TaskRow[] = [];
-  const inspector = currentInspector();
+  const instanceId = randomId(12);
+  const os = currentUnixOs();
+  const inspector = currentInspector(instanceId);
+  const containers = unixContainers({ instanceId, os, mode: options.containment ?? 'auto' });
+  const runner = new CommandRunner({
+    containers,
+    identify: (pid) => inspector.identify(pid).processStart,
+    processState: (pid) => os.processState(pid),
+    ...(options.log ? { log: options.log } : {}),
+  });
   const open = (runId: string, extra: Partial<PoolPolicy> = {}) =>
     new TaskPool({
       repo: new TasksRepo(db),
-      runners: { command: new CommandRunner({ identify: (pid) => inspector.identify(pid).processStart }) },
+      runners: { command: runner },
       inspector,
       dataDir,
       runId,
+      instanceId,
       listener: { taskChanged: (row) => rows.push(row), taskOutput: () => {} },
       policy: { stopGraceMs: 1_000, ...policy, ...extra },
     });
-  return { pool: open('run-1'), db, dataDir, sessionId, rows, open };
+  return { pool: open('run-1'), db, dataDir, sessionId, rows, instanceId, containers, open };
 }
 
+/** Whether a process still runs: it exists and is not a zombie waiting to be reaped. */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
   }
 }
 
@@ -55,4 +83,15 @@ export function logText(path: string): string {
   } catch {
     return '';
   }
+}
+
+/** Whether anything of a process group still runs (zombies, already dead and waiting to be reaped, do not count). */
+export function groupRuns(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  if (process.platform !== 'linux') return true;
+  return currentUnixOs().groupMembers(pgid).some(pidAlive);
 }

@@ -13,6 +13,7 @@ function harness(...args: Parameters<typeof makePool>): Harness {
 afterEach(async () => {
   for (const h of open.splice(0)) {
     await h.pool.drain();
+    h.containers.dispose();
     h.db.close();
   }
 });
@@ -71,16 +72,6 @@ describe('task pool with real processes', () => {
     expect(pidAlive(task.pid!)).toBe(false);
   });
 
-  it('continues a stopped (SIGSTOP) task so SIGTERM can end it within the grace', async () => {
-    const { pool, sessionId } = harness({ stopGraceMs: 3_000 });
-    const task = await pool.start({ sessionId, command: 'sleep 30', cwd });
-    process.kill(-task.pid!, 'SIGSTOP');
-    const began = Date.now();
-    const { record } = await pool.stop(sessionId, task.id);
-    expect(Date.now() - began).toBeLessThan(2_000);
-    expect(record).toMatchObject({ status: 'stopped', signal: 'SIGTERM', exitCode: 143 });
-  });
-
   it('keeps a task running while a child outlives its leader, and stopping it ends the child', async () => {
     const { pool, sessionId } = harness();
     const task = await pool.start({
@@ -98,8 +89,8 @@ describe('task pool with real processes', () => {
     await until(() => !pidAlive(childPid), 'the child to end');
   });
 
-  it('ends a child that left the group (setsid) when the task is stopped, and names it', async () => {
-    const { pool, sessionId } = harness();
+  it('on the process-group fallback, ends a child that left the group (setsid) by its mark when the task is stopped, and names it', async () => {
+    const { pool, sessionId } = harness({}, undefined, { containment: 'group' });
     const task = await pool.start({ sessionId, command: 'setsid sleep 60 & echo escaped=$!; sleep 60', cwd });
     await until(() => logText(task.logPath).includes('escaped='), 'the escapee to start');
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -120,6 +111,34 @@ describe('task pool with real processes', () => {
     expect(fourth!.status).toBe('succeeded');
     expect(third!.startedAt!).toBeLessThanOrEqual(fourth!.startedAt!);
     expect(pool.runningBackgroundCount).toBe(0);
+  });
+
+  it('caps each session on its own: a full session never queues another session\'s work', async () => {
+    const h = harness({ maxConcurrent: 1 });
+    h.db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('sess2', 't', 0, 0)").run();
+    const a1 = await h.pool.start({ sessionId: h.sessionId, command: 'sleep 30', cwd });
+    const a2 = await h.pool.start({ sessionId: h.sessionId, command: 'sleep 30', cwd });
+    const b1 = await h.pool.start({ sessionId: 'sess2', command: 'sleep 30', cwd });
+    expect([a1, a2, b1].map((t) => h.pool.row(t.sessionId, t.id).status)).toEqual(['running', 'queued', 'running']);
+    expect(h.pool.runningCount(h.sessionId)).toBe(1);
+    expect(h.pool.runningCount()).toBe(2);
+    await h.pool.stop(h.sessionId, a1.id);
+    await until(() => h.pool.row(h.sessionId, a2.id).status === 'running', 'the queued task of the first session to start');
+  });
+
+  it('keeps a ceiling across sessions, and starts the first waiting task that has room when a slot frees', async () => {
+    const h = harness({ maxConcurrent: 2, maxConcurrentTotal: 2 });
+    for (const id of ['sess2', 'sess3']) h.db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, 't', 0, 0)").run(id);
+    const a = await h.pool.start({ sessionId: h.sessionId, command: 'sleep 30', cwd });
+    const b = await h.pool.start({ sessionId: 'sess2', command: 'sleep 30', cwd });
+    const c = await h.pool.start({ sessionId: 'sess3', command: 'sleep 30', cwd });
+    expect(h.pool.row('sess3', c.id).status).toBe('queued');
+    const fg = await h.pool.startForeground({ sessionId: 'sess3', command: 'sleep 30', cwd });
+    expect(h.pool.adopt(fg.id)).toBe('Drover is at its limit across sessions (2 of 2 background tasks running)');
+    await h.pool.stop(fg.sessionId, fg.id, 'refused');
+    await h.pool.stop('sess2', b.id);
+    await until(() => h.pool.row('sess3', c.id).status === 'running', 'the third session\'s task to start');
+    expect(h.pool.row(h.sessionId, a.id).status).toBe('running');
   });
 
   it('stops a queued task without ever starting it', async () => {
@@ -241,7 +260,7 @@ describe('task pool with real processes', () => {
     const { pool, sessionId } = harness({ maxConcurrent: 1 });
     const bg = await pool.start({ sessionId, command: 'sleep 10', cwd });
     const fg = await pool.startForeground({ sessionId, command: 'sleep 10', cwd });
-    expect(pool.adopt(fg.id)).toBe('the pool is full (1 of 1 background tasks running)');
+    expect(pool.adopt(fg.id)).toBe('this session is at its limit (1 of 1 background tasks running)');
     await pool.stop(sessionId, fg.id, 'refused', 'the pool is full');
     await pool.stop(sessionId, bg.id);
   });

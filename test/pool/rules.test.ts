@@ -106,7 +106,8 @@ describe('task rows', () => {
     id: 'bg_1', seq: 1, sessionId: 's', kind: 'command', command: 'c', cwd: '/', status: 'running',
     exitCode: null, signal: null, exitNote: null, error: null, pid: 42, pgid: 42, processStart: '1', bootId: 'b',
     runId: 'run-a', queuedAt: 0, startedAt: 1_000, endedAt: null, expectedSeconds: 10, timeoutSeconds: 60,
-    notify: false, adopted: false, foreground: false, logPath: '/l', ...patch,
+    notify: false, adopted: false, foreground: false, logPath: '/l', mark: null, containment: 'group', containmentNote: null,
+    cgroup: null, members: [], ...patch,
   });
   const context = { now: 100_000, runId: 'run-a', lastOutputAt: 90_000, silentAfterMs: 60_000 };
 

@@ -1,108 +1,302 @@
 import { describe, expect, it } from 'vitest';
-import type { ProcessIdentity } from '../../electron/process/identity.js';
-import { probeUnix, probeWindows, reapUnix, reapWindows } from '../../electron/process/leftovers.js';
-import { FakeUnix, FakeWindows } from './fake-os.js';
+import { markFor, type ProcessIdentity } from '../../electron/process/identity.js';
+import { probeUnix, reapUnix } from '../../electron/process/leftovers-unix.js';
+import { endProvenTree, probeWindows, reapWindows } from '../../electron/process/leftovers-windows.js';
+import { windowsInspector } from '../../electron/process/inspector.js';
+import { bsdOs, PS, SYSCTL } from '../../electron/process/unix-os.js';
+import { brokenWindows, FakeMacTools, FakeUnix, FakeWindows } from './fake-os.js';
 
-const ours: ProcessIdentity = { taskId: 'bg_7', pid: 500, pgid: 500, processStart: '1000', bootId: 'boot-1' };
+const INSTANCE = 'aaaaaaaaaaaa';
+const OTHER = 'bbbbbbbbbbbb';
+const mark = markFor(INSTANCE, 'bg_7');
+const ours: ProcessIdentity = { taskId: 'bg_7', pid: 500, pgid: 500, processStart: '1000', bootId: 'boot-1', mark, cgroup: null, members: [] };
+const context = { instanceId: INSTANCE };
+const env = (instance: string, task: string) => ({ [markFor(instance, task).variable]: task, DROVER_TASK_ID: task });
 
-describe('unix probe', () => {
-  it('finds a running group whose leader is ours', () => {
-    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', mark: 'bg_7' });
-    expect(probeUnix(ours, os)).toEqual({ alive: true });
-    expect(probeUnix(ours, os)).toEqual({ alive: true });
+describe('unix probe, process-group fallback', () => {
+  it('finds a running group whose leader is ours, repeatably', () => {
+    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: env(INSTANCE, 'bg_7') });
+    expect(probeUnix(ours, os, context)).toEqual({ alive: true });
+    expect(probeUnix(ours, os, context)).toEqual({ alive: true });
   });
 
-  it('finds a group that outlived its leader', () => {
-    const os = new FakeUnix().add({ pid: 501, pgid: 500, start: '1001', mark: 'bg_7' });
-    expect(probeUnix(ours, os)).toEqual({ alive: true });
+  it('finds a group that outlived its leader by the exact mark of this instance', () => {
+    const os = new FakeUnix().add({ pid: 501, pgid: 500, start: '1001', env: env(INSTANCE, 'bg_7') });
+    expect(probeUnix(ours, os, context)).toEqual({ alive: true });
+  });
+
+  it('never claims another Drover\'s group with the same task id once its leader is gone, and signals nothing', async () => {
+    // Every member of ours died; another Drover's bg_7 now holds a group with the number, its leader gone too.
+    const os = new FakeUnix().add({ pid: 501, pgid: 500, start: '1001', env: env(OTHER, 'bg_7') });
+    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/no process in its group can be proven/) });
+    expect(await reapUnix(ours, os, context, 20)).toMatchObject({ ended: [], refused: expect.any(String) });
+    expect(os.signals).toEqual([]);
+  });
+
+  it('refuses a leaderless group whose members cannot be read, instead of taking the group for ours', () => {
+    const os = new FakeUnix().add({ pid: 501, pgid: 500, start: '1001', env: 'unreadable' });
+    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false });
   });
 
   it('does not find an exited group', () => {
-    expect(probeUnix(ours, new FakeUnix())).toMatchObject({ alive: false, reason: expect.stringMatching(/ended/) });
+    expect(probeUnix(ours, new FakeUnix(), context)).toMatchObject({ alive: false, reason: expect.stringMatching(/ended/) });
   });
 
   it('refuses a group whose number was reused by another process, and signals nothing', async () => {
-    // Every member of ours died; an unrelated process got the number and leads a group with it.
-    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '9999', mark: null });
-    expect(probeUnix(ours, os)).toMatchObject({ alive: false, reason: expect.stringMatching(/another process/) });
-    expect(await reapUnix(ours, os, 50)).toMatchObject({ ended: [], refused: expect.stringMatching(/another process/) });
+    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '9999', env: {} });
+    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/another process/) });
+    expect(await reapUnix(ours, os, context, 20)).toMatchObject({ ended: [], refused: expect.stringMatching(/another process/) });
     expect(os.signals).toEqual([]);
     expect(os.processes.has(500)).toBe(true);
   });
 
-  it('refuses a group whose members do not carry the mark', () => {
-    const os = new FakeUnix().add({ pid: 501, pgid: 500, start: '5', mark: 'bg_99' });
-    expect(probeUnix(ours, os)).toMatchObject({ alive: false, reason: expect.stringMatching(/mark/) });
+  it('refuses a group whose members carry no mark of its task', () => {
+    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: env(INSTANCE, 'bg_99') });
+    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/mark/) });
   });
 
-  it('relies on identity alone when environments cannot be read', () => {
-    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', mark: 'unreadable' });
-    expect(probeUnix(ours, os)).toEqual({ alive: true });
+  it('relies on the leader\'s identity when environments cannot be read', () => {
+    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: 'unreadable' });
+    expect(probeUnix(ours, os, context)).toEqual({ alive: true });
   });
 
   it('rules out everything after a reboot', () => {
-    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', mark: 'bg_7' });
+    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: env(INSTANCE, 'bg_7') });
     os.boot = 'boot-2';
-    expect(probeUnix(ours, os)).toMatchObject({ alive: false, reason: expect.stringMatching(/restarted/) });
+    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/restarted/) });
   });
 
-  it('fails closed on a record without a start time when the number is in use', () => {
-    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', mark: 'bg_7' });
-    expect(probeUnix({ ...ours, processStart: null }, os)).toMatchObject({ alive: false });
+  it('fails closed on a record without a start time when the number is in use by an unmarked process', () => {
+    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: {} });
+    expect(probeUnix({ ...ours, processStart: null }, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/no start time/) });
   });
 
-  it('reaps the whole group, SIGKILLing what ignores SIGTERM, and escapees by their mark', async () => {
+  it('refuses a record written by another copy of this data folder', () => {
+    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: env(INSTANCE, 'bg_7') });
+    expect(probeUnix(ours, os, { instanceId: OTHER })).toMatchObject({ alive: false, reason: expect.stringMatching(/another copy/) });
+  });
+
+  it('reads a check that could not run as "could not be checked", never as "ended"', () => {
+    const os = new FakeUnix().add({ pid: 501, pgid: 500, start: '1001', env: env(INSTANCE, 'bg_7') });
+    os.broken = '/bin/ps was killed';
+    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/could not be checked: \/bin\/ps was killed/) });
+  });
+
+  it('honours the legacy mark read-only: a proven leader passes, a leaderless legacy group is refused, and no one is swept by it', async () => {
+    const legacy = { ...ours, mark: null };
+    const proven = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: { DROVER_TASK_ID: 'bg_7' } });
+    expect(probeUnix(legacy, proven, context)).toEqual({ alive: true });
+    const leaderless = new FakeUnix()
+      .add({ pid: 501, pgid: 500, start: '1001', env: { DROVER_TASK_ID: 'bg_7' } })
+      .add({ pid: 900, pgid: 900, start: '5', env: { DROVER_TASK_ID: 'bg_7' } });
+    expect(probeUnix(legacy, leaderless, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/before Drover kept instance ids/) });
+    expect(await reapUnix(legacy, leaderless, context, 20)).toMatchObject({ ended: [] });
+    expect(leaderless.signals).toEqual([]);
+  });
+
+  it('reaps the whole group, SIGKILLing what ignores SIGTERM, and escapees by their exact mark only', async () => {
     const os = new FakeUnix()
-      .add({ pid: 500, pgid: 500, start: '1000', mark: 'bg_7' })
-      .add({ pid: 502, pgid: 500, start: '1002', mark: 'bg_7', stubborn: true })
-      .add({ pid: 700, pgid: 700, start: '1100', mark: 'bg_7' })
-      .add({ pid: 800, pgid: 800, start: '1', mark: null });
-    const result = await reapUnix(ours, os, 100);
+      .add({ pid: 500, pgid: 500, start: '1000', env: env(INSTANCE, 'bg_7') })
+      .add({ pid: 502, pgid: 500, start: '1002', env: env(INSTANCE, 'bg_7'), stubborn: true })
+      .add({ pid: 700, pgid: 700, start: '1100', env: env(INSTANCE, 'bg_7') })
+      .add({ pid: 710, pgid: 710, start: '1100', env: env(OTHER, 'bg_7') })
+      .add({ pid: 800, pgid: 800, start: '1', env: {} });
+    const result = await reapUnix(ours, os, context, 100);
     expect(result.refused).toBeNull();
     expect(result.ended.sort()).toEqual([500, 502, 700]);
-    expect(os.signals).toContain('-500:SIGTERM');
-    expect(os.signals).toContain('-500:SIGCONT');
-    expect(os.signals).toContain('-500:SIGKILL');
-    expect([...os.processes.keys()]).toEqual([800]);
+    expect(os.signals).toEqual(expect.arrayContaining(['-500:SIGTERM', '-500:SIGCONT', '-500:SIGKILL', '700:SIGTERM']));
+    expect([...os.processes.keys()].sort()).toEqual([710, 800]);
+  });
+
+  it('finds a leftover whose group ended but whose daemon kept the mark, and ends it', async () => {
+    const os = new FakeUnix().add({ pid: 700, pgid: 700, start: '1100', env: env(INSTANCE, 'bg_7') });
+    expect(probeUnix(ours, os, context)).toEqual({ alive: true });
+    expect(await reapUnix(ours, os, context, 20)).toEqual({ ended: [700], refused: null });
   });
 });
 
-describe('windows probe', () => {
-  const identity: ProcessIdentity = { taskId: 'bg_3', pid: 4000, pgid: null, processStart: '133000000000000000', bootId: null };
+describe('unix probe, cgroup identity', () => {
+  const cg = '/drover-aaaaaaaaaaaa/bg_7';
+  const withCgroup: ProcessIdentity = { ...ours, cgroup: cg };
 
-  it('finds a running process with the recorded creation time, repeatably', () => {
-    const os = new FakeWindows().add({ pid: 4000, created: '133000000000000000', exited: false, children: [] });
+  it('is alive while its cgroup has processes, whatever became of the leader\'s number', () => {
+    const os = new FakeUnix({ cgroups: true })
+      .add({ pid: 500, pgid: 500, start: '9999', env: {} })
+      .add({ pid: 600, pgid: 600, start: '1', env: {}, cgroup: cg });
+    expect(probeUnix(withCgroup, os, context)).toEqual({ alive: true });
+  });
+
+  it('is gone when its cgroup is gone or empty, and the empty cgroup is removed', () => {
+    const os = new FakeUnix({ cgroups: true });
+    expect(probeUnix(withCgroup, os, context)).toMatchObject({ alive: false, reason: 'its cgroup is gone' });
+    os.cgroupDirs.add(cg);
+    expect(probeUnix(withCgroup, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/ended/) });
+    expect(os.cgroupDirs.has(cg)).toBe(false);
+  });
+
+  it('reaps what is in the cgroup (setsid and unmarked processes included) and nothing else', async () => {
+    const os = new FakeUnix({ cgroups: true })
+      .add({ pid: 600, pgid: 600, start: '1', env: {}, cgroup: cg })
+      .add({ pid: 601, pgid: 601, start: '2', env: {}, cgroup: `${cg}/nested`, stubborn: true })
+      .add({ pid: 500, pgid: 500, start: '9999', env: {} });
+    const result = await reapUnix(withCgroup, os, context, 20);
+    expect(result).toEqual({ ended: [600, 601], refused: null });
+    expect([...os.processes.keys()]).toEqual([500]);
+    expect(os.signals).toContain(`cgroup ${cg}:kill`);
+    expect(os.cgroupDirs.has(cg)).toBe(false);
+  });
+
+  it('never acts on a recorded cgroup this instance did not make for the task (a damaged or crafted row)', async () => {
+    for (const path of ['/', '/user.slice', '/drover-bbbbbbbbbbbb/bg_7', '/drover-aaaaaaaaaaaa/bg_8']) {
+      const os = new FakeUnix({ cgroups: true }).add({ pid: 600, pgid: 600, start: '1', env: {}, cgroup: path });
+      const crafted = { ...withCgroup, cgroup: path };
+      expect(probeUnix(crafted, os, context), path).toMatchObject({ alive: false, reason: expect.stringMatching(/not one this Drover made/) });
+      expect(await reapUnix(crafted, os, context, 20)).toMatchObject({ ended: [] });
+      expect(os.signals).toEqual([]);
+    }
+  });
+
+  it('refuses when cgroup v2 is not mounted now', () => {
+    expect(probeUnix(withCgroup, new FakeUnix(), context)).toMatchObject({ alive: false, reason: expect.stringMatching(/not mounted/) });
+  });
+});
+
+describe('macOS tools', () => {
+  const started = new Date('2026-11-30T10:00:00Z');
+  function mac(): FakeMacTools {
+    const tools = new FakeMacTools();
+    tools.processes.set(500, { pgid: 500, started, command: 'sleep 600', env: env(INSTANCE, 'bg_7') });
+    return tools;
+  }
+
+  it('calls ps and sysctl by absolute path, in the C locale and UTC', () => {
+    const tools = mac();
+    const os = bsdOs(tools.run);
+    os.startTime(500);
+    os.bootId();
+    expect(tools.calls.map((call) => call.file)).toEqual([PS, SYSCTL]);
+    for (const call of tools.calls) expect(call.env).toMatchObject({ LC_ALL: 'C', TZ: 'UTC0' });
+  });
+
+  it('records a start time that does not drift with the person\'s locale or time zone', () => {
+    const tools = mac();
+    const recorded = bsdOs(tools.run).startTime(500);
+    const saved = { LANG: process.env.LANG, TZ: process.env.TZ };
+    process.env.LANG = 'fr_FR.UTF-8';
+    process.env.TZ = 'Europe/Paris';
+    try {
+      expect(bsdOs(tools.run).startTime(500)).toBe(recorded);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    expect(recorded).toBe('Mon Nov 30 10:00:00 2026');
+  });
+
+  it('uses the per-boot session UUID as the boot id', () => {
+    expect(bsdOs(mac().run).bootId()).toBe('5E1C2D7A-0000-4000-8000-00000000B007');
+  });
+
+  it('reads only "exit 1, nothing printed" as absent; a killed or missing ps is a failure, not "gone"', () => {
+    const tools = mac();
+    const os = bsdOs(tools.run);
+    expect(os.startTime(4242)).toBeNull();
+    tools.failure = 'killed';
+    expect(() => os.startTime(500)).toThrow(/failed/);
+    tools.failure = 'missing';
+    expect(() => os.startTime(500)).toThrow(/ENOENT/);
+  });
+
+  it('refuses a leaderless group on macOS unless a member carries the mark, and signals nothing', async () => {
+    const tools = new FakeMacTools();
+    // The number 500 was reused: a group with that id exists, its leader gone, no mark of ours in it.
+    tools.processes.set(501, { pgid: 500, started, command: 'other', env: { HOME: '/Users/x' } });
+    const os = bsdOs(tools.run);
+    const onMac = { ...ours, bootId: tools.sessionUuid };
+    const signals: string[] = [];
+    os.signalGroup = (pgid, sig) => {
+      if (sig !== 0) signals.push(`-${pgid}:${sig}`);
+      return [...tools.processes.values()].some((p) => p.pgid === pgid) ? 'ok' : 'missing';
+    };
+    expect(probeUnix(onMac, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/no process in its group can be proven/) });
+    expect(await reapUnix(onMac, os, context, 20)).toMatchObject({ ended: [] });
+    expect(signals).toEqual([]);
+    tools.processes.set(502, { pgid: 500, started, command: 'sleep 600', env: env(INSTANCE, 'bg_7') });
+    expect(probeUnix(onMac, os, context)).toEqual({ alive: true });
+  });
+});
+
+describe('windows probe and reap', () => {
+  const created = '133000000000000000';
+  const identity: ProcessIdentity = { taskId: 'bg_3', pid: 4000, pgid: null, processStart: created, bootId: null, mark: null, cgroup: null, members: [] };
+
+  it('finds a running process with the recorded creation time, repeatably, asking only for query rights', () => {
+    const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1 });
     expect(probeWindows(identity, os)).toEqual({ alive: true });
     expect(probeWindows(identity, os)).toEqual({ alive: true });
     expect(os.openHandles.get(4000)).toBe(0);
+    expect(os.rights).toEqual(['query', 'query']);
   });
 
   it('does not take a killed process whose handle is still held for alive', () => {
-    const os = new FakeWindows().add({ pid: 4000, created: '133000000000000000', exited: true, children: [] });
+    const os = new FakeWindows().add({ pid: 4000, created, exited: true, parentPid: 1 });
     os.openHandles.set(4000, 1);
     expect(probeWindows(identity, os)).toMatchObject({ alive: false });
   });
 
-  it('refuses a creation time the record does not describe, and kills nothing', async () => {
-    const os = new FakeWindows().add({ pid: 4000, created: '133999999999999999', exited: false, children: [] });
-    expect(probeWindows(identity, os)).toMatchObject({ alive: false, reason: expect.stringMatching(/another process/) });
-    expect(await reapWindows(identity, os)).toMatchObject({ ended: [], refused: expect.stringMatching(/another process/) });
-    expect(os.killed).toEqual([]);
+  it('reads "access denied" as "running, not provably ours", never as "ended", and ends nothing', () => {
+    const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1, protected: true });
+    expect(probeWindows(identity, os)).toMatchObject({ alive: false, reason: expect.stringMatching(/denies/) });
+    expect(reapWindows(identity, os)).toMatchObject({ ended: [] });
+    expect(os.terminated).toEqual([]);
   });
 
-  it('leaves a legacy record without identity alone', async () => {
-    const os = new FakeWindows().add({ pid: 4000, created: '133000000000000000', exited: false, children: [] });
+  it('refuses a creation time the record does not describe, and ends nothing', () => {
+    const os = new FakeWindows().add({ pid: 4000, created: '133999999999999999', exited: false, parentPid: 1 });
+    expect(probeWindows(identity, os)).toMatchObject({ alive: false, reason: expect.stringMatching(/another process/) });
+    expect(reapWindows(identity, os)).toMatchObject({ ended: [], refused: expect.stringMatching(/another process/) });
+    expect(os.terminated).toEqual([]);
+  });
+
+  it('leaves a legacy record without identity alone', () => {
+    const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1 });
     const legacy = { ...identity, processStart: null };
     expect(probeWindows(legacy, os)).toMatchObject({ alive: false, reason: expect.stringMatching(/cannot be proven/) });
-    expect(await reapWindows(legacy, os)).toMatchObject({ refused: expect.stringMatching(/cannot be proven/) });
-    expect(os.killed).toEqual([]);
+    expect(reapWindows(legacy, os)).toMatchObject({ refused: expect.stringMatching(/cannot be proven/) });
+    expect(os.terminated).toEqual([]);
   });
 
-  it('kills the tree while holding the handle, even after the leader exited', async () => {
-    const os = new FakeWindows().add({ pid: 4000, created: '133000000000000000', exited: true, children: [4100, 4200] });
-    os.openHandles.set(4000, 1);
-    expect(await reapWindows(identity, os)).toEqual({ ended: [4000], refused: null });
-    expect(os.killed).toEqual([4000, 4100, 4200]);
-    expect(os.heldDuringKill).toEqual([true]);
+  it('after a crash, ends the children of a leader that already exited, proven from the recorded members', () => {
+    // Nothing holds the dead shell's handle any more: its pid is free, and a tree walk from it finds nothing.
+    const os = new FakeWindows();
+    const shell = os.spawn(4000, 1);
+    const server = os.spawn(4100, 4000);
+    os.spawn(4200, 4100);
+    shell.exited = true;
+    const recorded: ProcessIdentity = { ...identity, processStart: shell.created, members: [{ pid: 4100, created: server.created }] };
+    expect(probeWindows(recorded, os)).toEqual({ alive: true });
+    expect(reapWindows(recorded, os)).toEqual({ ended: [4100, 4200], refused: null });
+    expect(os.terminated.sort()).toEqual([4100, 4200]);
+  });
+
+  it('does not follow a stale parent pid to a process older than its supposed parent', () => {
+    const os = new FakeWindows();
+    const unrelated = os.spawn(5000, 1);
+    const leader = os.spawn(4000, 1);
+    // 5000 names 4000 as parent only because an earlier process once had that number.
+    unrelated.parentPid = 4000;
+    const child = os.spawn(4300, 4000);
+    expect(endProvenTree(os, [{ pid: 4000, created: leader.created }]).sort()).toEqual([4000, 4300]);
+    expect(os.table.get(5000)!.exited).toBe(false);
+    expect(child.exited).toBe(true);
+  });
+
+  it('fails closed, with a logged reason, when kernel32 cannot be bound: listing never throws', async () => {
+    const logged: string[] = [];
+    const inspector = windowsInspector(brokenWindows(), (line) => logged.push(line));
+    expect(inspector.probe(identity)).toMatchObject({ alive: false, reason: expect.stringMatching(/unavailable \(koffi could not load kernel32.dll\)/) });
+    expect(inspector.identify(4000)).toEqual({ processStart: null, bootId: null });
+    expect(await inspector.reap(identity)).toMatchObject({ ended: [], refused: expect.stringMatching(/unavailable/) });
+    expect(logged).toHaveLength(1);
   });
 });

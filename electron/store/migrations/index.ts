@@ -3,6 +3,7 @@ import { m0001Sessions } from './0001-sessions.js';
 import { m0002Messages } from './0002-messages.js';
 import { m0003Tasks } from './0003-tasks.js';
 import { m0004AgentMessages } from './0004-agent-messages.js';
+import { m0005Instance } from './0005-instance.js';
 
 export interface Migration {
   /** Becomes `PRAGMA user_version` once applied; strictly increasing from 1. */
@@ -11,4 +12,4 @@ export interface Migration {
   up(db: Database): void;
 }
 
-export const migrations: readonly Migration[] = [m0001Sessions, m0002Messages, m0003Tasks, m0004AgentMessages];
+export const migrations: readonly Migration[] = [m0001Sessions, m0002Messages, m0003Tasks, m0004AgentMessages, m0005Instance];

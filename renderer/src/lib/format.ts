@@ -1,5 +1,5 @@
 import { DroverError } from '@shared/ipc/errors.js';
-import type { Role, TaskRow, TaskStatus } from '@shared/contract.js';
+import type { Containment, Role, TaskRow, TaskStatus } from '@shared/contract.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -71,6 +71,18 @@ const STATUS_LABELS: Record<TaskStatus, string> = {
 
 export function taskStatusLabel(status: TaskStatus): string {
   return STATUS_LABELS[status];
+}
+
+const CONTAINMENT_LABELS: Record<Containment, { label: string; detail: string }> = {
+  cgroup: { label: 'cgroup', detail: 'Runs in a cgroup of its own: everything it starts stays inside and is stopped with it.' },
+  group: { label: 'process group', detail: 'Runs in a process group of its own; what leaves the group is found by its mark.' },
+  job: { label: 'job object', detail: 'Runs in a Windows job object of its own: everything it starts is ended with it.' },
+  tree: { label: 'process tree', detail: 'Held only by its process tree: the processes provably started from it are ended with it.' },
+};
+
+/** How a task's processes are held together, as a short label and a sentence. */
+export function containmentLabel(kind: Containment): { label: string; detail: string } {
+  return CONTAINMENT_LABELS[kind];
 }
 
 /** A stopwatch reading: "0.4 s" (tenths under 10 s unless whole), "12 s", "3 min 05 s", "1 h 02 min". */

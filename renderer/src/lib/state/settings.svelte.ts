@@ -1,4 +1,4 @@
-import type { PublicSettings, SettingsUpdate } from '@shared/contract.js';
+import type { AppInfo, PublicSettings, SettingsUpdate } from '@shared/contract.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
@@ -16,6 +16,20 @@ export interface SaveFailure {
   path: string | null;
 }
 
+/** The settings that are plain lists a person edits entry by entry. */
+export type ListSettingKey = 'commandAllowlist' | 'passEnvironment';
+
+/** One list setting: its entries, and the state of saving a change to it. */
+export interface ListSetting {
+  readonly entries: readonly string[];
+  readonly saving: boolean;
+  /** Why the last change failed, in words; null when it did not. */
+  readonly error: string | null;
+  /** Replaces the list; true when it was stored (see `error` otherwise). */
+  save(entries: readonly string[]): Promise<boolean>;
+  clearError(): void;
+}
+
 /**
  * The app's settings as a page may see them (never a key), their changes, and a local
  * model server offered when none is connected. One per app.
@@ -30,8 +44,9 @@ export class SettingsState {
   #saveFailure = $state.raw<SaveFailure | null>(null);
   /** Bumped on each successful save, so a view can confirm it. */
   #savedCount = $state(0);
-  #allowlistSaving = $state(false);
-  #allowlistError = $state<string | null>(null);
+  #listSaving = $state<Record<ListSettingKey, boolean>>({ commandAllowlist: false, passEnvironment: false });
+  #listError = $state<Record<ListSettingKey, string | null>>({ commandAllowlist: null, passEnvironment: null });
+  #containment = $state.raw<AppInfo['containment'] | null>(null);
   #ollama = $state.raw<LocalOllama | null>(null);
   #detected = $state(false);
   #detection: Promise<void> | null = null;
@@ -71,18 +86,36 @@ export class SettingsState {
     return this.#savedCount;
   }
 
+  /** How this machine holds each task's processes together, when the app told us. */
+  get containment(): AppInfo['containment'] | null {
+    return this.#containment;
+  }
+
   /** The operator's command prefixes that run without asking; empty until the first load. */
   get allowlist(): readonly string[] {
     return this.#settings?.commandAllowlist ?? [];
   }
 
-  get allowlistSaving(): boolean {
-    return this.#allowlistSaving;
-  }
-
-  /** Why the last allowlist change failed; apart from `saveFailure`, which the model form shows. */
-  get allowlistError(): string | null {
-    return this.#allowlistError;
+  /** A list setting, to show and edit: the command allowlist, or the variables passed to tasks on purpose. */
+  list(key: ListSettingKey): ListSetting {
+    const state = this;
+    return {
+      get entries() {
+        const settings = state.#settings;
+        if (!settings) return [];
+        return key === 'commandAllowlist' ? settings.commandAllowlist : settings.tasks.passEnvironment;
+      },
+      get saving() {
+        return state.#listSaving[key];
+      },
+      get error() {
+        return state.#listError[key];
+      },
+      save: (entries) => this.#saveList(key, entries),
+      clearError: () => {
+        this.#listError[key] = null;
+      },
+    };
   }
 
   /** A local Ollama, once detection found one. */
@@ -102,7 +135,10 @@ export class SettingsState {
       const [settings, info] = await Promise.all([this.#api.getSettings({}), this.#api.appInfo({}).catch(() => null)]);
       if (seq !== this.#loadSeq) return;
       this.#settings = settings;
-      if (info) this.#dataDir = info.dataDir;
+      if (info) {
+        this.#dataDir = info.dataDir;
+        this.#containment = info.containment;
+      }
       this.#loadError = null;
     } catch (error) {
       if (seq !== this.#loadSeq) return;
@@ -132,19 +168,19 @@ export class SettingsState {
     }
   }
 
-  /** Replaces the command allowlist; true when it was stored (see `allowlistError` otherwise). */
-  async saveAllowlist(allowlist: readonly string[]): Promise<boolean> {
-    if (this.#allowlistSaving) return false;
-    this.#allowlistSaving = true;
-    this.#allowlistError = null;
+  async #saveList(key: ListSettingKey, entries: readonly string[]): Promise<boolean> {
+    if (this.#listSaving[key]) return false;
+    this.#listSaving[key] = true;
+    this.#listError[key] = null;
     try {
-      this.#stored(await this.#api.updateSettings({ commandAllowlist: [...allowlist] }));
+      const change: SettingsUpdate = key === 'commandAllowlist' ? { commandAllowlist: [...entries] } : { tasks: { passEnvironment: [...entries] } };
+      this.#stored(await this.#api.updateSettings(change));
       return true;
     } catch (error) {
-      this.#allowlistError = `Could not save the allowlist: ${errorMessage(error)}`;
+      this.#listError[key] = `Could not save the list: ${errorMessage(error)}`;
       return false;
     } finally {
-      this.#allowlistSaving = false;
+      this.#listSaving[key] = false;
     }
   }
 
@@ -185,10 +221,6 @@ export class SettingsState {
 
   clearSaveFailure(): void {
     this.#saveFailure = null;
-  }
-
-  clearAllowlistError(): void {
-    this.#allowlistError = null;
   }
 
   #stored(settings: PublicSettings): void {

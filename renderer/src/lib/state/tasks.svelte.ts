@@ -57,6 +57,8 @@ export class TasksState {
   #clearing = $state(false);
   #clearError = $state<string | null>(null);
 
+  /** Row events seen per task: a fetched row older than an event that came meanwhile must not replace it. */
+  readonly #rowEvents = new Map<string, number>();
   readonly #watched = new Map<string, number>();
   readonly #tails = new Map<string, number>();
   /** Tasks whose output was fetched after they settled, with the tail fetched: nothing newer can come. */
@@ -204,7 +206,9 @@ export class TasksState {
     this.#alive = true;
     const offs = [
       this.#api.on('taskUpdated', ({ task }) => {
-        if (task.sessionId === this.#sessionId) this.#onTaskUpdated(task);
+        if (task.sessionId !== this.#sessionId) return;
+        this.#rowEvents.set(task.id, (this.#rowEvents.get(task.id) ?? 0) + 1);
+        this.#onTaskUpdated(task);
       }),
       this.#api.on('taskOutput', ({ sessionId, taskId }) => {
         if (sessionId !== this.#sessionId) return;
@@ -280,10 +284,11 @@ export class TasksState {
     fetcher.inFlight++;
     fetcher.dirty = false;
     fetcher.lastAt = Date.now();
+    const events = this.#rowEvents.get(taskId) ?? 0;
     try {
       const { task, output } = await this.#api.getTask({ sessionId: this.#sessionId, taskId, tail });
       if (!this.#alive || seq !== fetcher.seq) return;
-      this.#apply(upsert(task));
+      if ((this.#rowEvents.get(taskId) ?? 0) === events) this.#apply(upsert(task));
       this.#outputs.set(taskId, output);
       this.#outputErrors.delete(taskId);
       if (isSettled(task.status)) this.#final.set(taskId, tail);

@@ -1,0 +1,226 @@
+import { accessSync, constants as fsConstants, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * cgroup v2, read and written through its filesystem. Paths are given as the kernel gives them
+ * in /proc/<pid>/cgroup ("/user.slice/…/drover-k3x9/bg_3"), so a record stays valid however the
+ * hierarchy happens to be mounted on the next run.
+ */
+export interface CgroupHierarchy {
+  /** Where the cgroup2 filesystem is mounted (not always /sys/fs/cgroup). */
+  readonly mount: string;
+  /** The part of the hierarchy the mount shows ("/" unless a subtree is bind-mounted). */
+  readonly mountRoot: string;
+}
+
+/** How long a freeze may take before members are signalled anyway. */
+const FREEZE_WAIT_MS = 100;
+
+/** The cgroup2 mount of this machine, read from mountinfo; null where there is none. */
+export function findCgroup2(mountinfo?: string): CgroupHierarchy | null {
+  let text = mountinfo;
+  if (text === undefined) {
+    try {
+      text = readFileSync('/proc/self/mountinfo', 'utf8');
+    } catch {
+      return null;
+    }
+  }
+  for (const line of text.split('\n')) {
+    // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL…] - FSTYPE SOURCE SUPEROPTIONS
+    const dash = line.indexOf(' - ');
+    if (dash < 0) continue;
+    const [fsType] = line.slice(dash + 3).split(' ');
+    if (fsType !== 'cgroup2') continue;
+    const fields = line.slice(0, dash).split(' ');
+    if (fields.length < 5) continue;
+    return { mountRoot: unescapeMountField(fields[3]!), mount: unescapeMountField(fields[4]!) };
+  }
+  return null;
+}
+
+/** mountinfo writes space, tab, newline and backslash as octal escapes. */
+function unescapeMountField(field: string): string {
+  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+}
+
+/** The cgroup v2 path of a process ("0::/path" in /proc/<pid>/cgroup), or null when it is gone or has none. */
+export function cgroupOf(pid: number | 'self'): string | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/cgroup`, 'utf8');
+  } catch {
+    return null;
+  }
+  for (const line of text.split('\n')) if (line.startsWith('0::')) return line.slice(3).replace(/ \(deleted\)$/, '');
+  return null;
+}
+
+/** The directory of a cgroup path under this mount, or null when the mount does not show it. */
+export function cgroupDir(hierarchy: CgroupHierarchy, path: string): string | null {
+  const root = hierarchy.mountRoot === '/' ? '' : hierarchy.mountRoot;
+  if (root && path !== root && !path.startsWith(`${root}/`)) return null;
+  return join(hierarchy.mount, path.slice(root.length));
+}
+
+/** Whether this process may create cgroups under `path` and move its children into them. */
+export function canDelegate(hierarchy: CgroupHierarchy, path: string): string | null {
+  const dir = cgroupDir(hierarchy, path);
+  if (!dir) return `the cgroup2 mount does not show ${path}`;
+  try {
+    // Moving a process needs write access to cgroup.procs of the common ancestor: our own cgroup.
+    accessSync(dir, fsConstants.W_OK);
+    accessSync(join(dir, 'cgroup.procs'), fsConstants.W_OK);
+  } catch (error) {
+    return `${dir} is not writable by Drover (${(error as NodeJS.ErrnoException).code ?? 'denied'}): cgroups are not delegated to this user`;
+  }
+  return null;
+}
+
+/** Operations on one hierarchy. Every method takes a path as the kernel shows it. */
+export class Cgroups {
+  constructor(readonly hierarchy: CgroupHierarchy) {}
+
+  #dir(path: string): string {
+    const dir = cgroupDir(this.hierarchy, path);
+    if (!dir) throw new Error(`the cgroup2 mount does not show ${path}`);
+    return dir;
+  }
+
+  /** Creates a cgroup (its parent must exist). Throws with the OS's reason (EAGAIN: a limit on descendants). */
+  create(path: string): void {
+    mkdirSync(this.#dir(path));
+  }
+
+  /** Creates a cgroup unless it exists. */
+  ensure(path: string): void {
+    try {
+      this.create(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+
+  exists(path: string): boolean {
+    try {
+      accessSync(join(this.#dir(path), 'cgroup.procs'));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Whether any process is in the cgroup or below it; null when the cgroup is gone. */
+  populated(path: string): boolean | null {
+    const events = this.#read(path, 'cgroup.events');
+    if (events === null) return null;
+    return /^populated 1$/m.test(events);
+  }
+
+  /** Every process in the cgroup and below it. */
+  members(path: string): number[] {
+    const dir = cgroupDir(this.hierarchy, path);
+    return dir ? membersBelow(dir) : [];
+  }
+
+  /** SIGKILL to everything in the cgroup and below, atomically where the kernel has cgroup.kill (5.14). */
+  kill(path: string): void {
+    const dir = this.#dir(path);
+    try {
+      writeFileSync(join(dir, 'cgroup.kill'), '1');
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    this.signal(path, 'SIGKILL');
+  }
+
+  /**
+   * Sends a signal to every member. Frozen meanwhile where the kernel allows it (5.2), so nothing
+   * forks past the list and no member's pid can be freed and reused before it is signalled.
+   */
+  signal(path: string, signal: NodeJS.Signals): number[] {
+    const dir = this.#dir(path);
+    const frozen = this.#freeze(dir, true);
+    try {
+      const members = membersBelow(dir);
+      for (const pid of members) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          /* ended meanwhile */
+        }
+      }
+      return members;
+    } finally {
+      if (frozen) this.#freeze(dir, false);
+    }
+  }
+
+  /** Removes an empty cgroup and every empty cgroup below it. False when something is still inside. */
+  remove(path: string): boolean {
+    const dir = cgroupDir(this.hierarchy, path);
+    return dir ? removeTree(dir) : true;
+  }
+
+  #read(path: string, file: string): string | null {
+    try {
+      return readFileSync(join(this.#dir(path), file), 'utf8');
+    } catch {
+      return null;
+    }
+  }
+
+  #freeze(dir: string, on: boolean): boolean {
+    try {
+      writeFileSync(join(dir, 'cgroup.freeze'), on ? '1' : '0');
+    } catch {
+      return false;
+    }
+    if (!on) return true;
+    // Freezing completes asynchronously; "frozen 1" appears once every member has stopped.
+    const deadline = Date.now() + FREEZE_WAIT_MS;
+    while (Date.now() < deadline) {
+      try {
+        if (/^frozen 1$/m.test(readFileSync(join(dir, 'cgroup.events'), 'utf8'))) break;
+      } catch {
+        break;
+      }
+    }
+    return true;
+  }
+}
+
+function membersBelow(dir: string): number[] {
+  const out: number[] = [];
+  let procs: string;
+  try {
+    procs = readFileSync(join(dir, 'cgroup.procs'), 'utf8');
+  } catch {
+    return out;
+  }
+  for (const line of procs.split('\n')) if (line) out.push(Number(line));
+  for (const child of childCgroups(dir)) out.push(...membersBelow(join(dir, child)));
+  return out;
+}
+
+function childCgroups(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
+
+function removeTree(dir: string): boolean {
+  let clean = true;
+  for (const child of childCgroups(dir)) clean = removeTree(join(dir, child)) && clean;
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? clean : false;
+  }
+}

@@ -1,0 +1,270 @@
+import { join } from 'node:path';
+import { canDelegate, cgroupDir, cgroupOf, Cgroups, findCgroup2 } from './cgroup.js';
+import type { Containment, Mark, WindowsMember } from './identity.js';
+import type { UnixOs } from './unix-os.js';
+
+/** How long a new task's shell may take to be inside its container before the start fails. */
+export const ATTACH_LIMIT_MS = 15_000;
+/** How long a scan for marked processes is reused while a task waits for its last process. */
+export const MARK_SCAN_MS = 1_000;
+
+/**
+ * What holds one task's processes together, so the task runs until all of them have ended
+ * and is stopped as a whole. A cgroup where the OS lets Drover make one; else the process
+ * group the shell leads, plus the task's mark for processes that leave it.
+ */
+export interface TaskContainer {
+  readonly kind: Containment;
+  /** The task's cgroup, as the kernel names it; null without one. */
+  readonly cgroup: string | null;
+  /** Why this task is held less tightly than this machine allows, in words; null when it is not. */
+  readonly note: string | null;
+  /** The program and arguments that put the shell inside before the command runs. */
+  wrap(file: string, args: readonly string[]): { file: string; args: string[] };
+  /**
+   * Resolves once the leader is inside (or has already exited). Rejects after ATTACH_LIMIT_MS.
+   * `write` types into the task's terminal (Windows releases its start gate with it).
+   */
+  attach(pid: number, exited: () => boolean, write: (data: string) => void): Promise<void>;
+  /** Nothing of the task is left: its container is empty and no process carries its mark. */
+  isEmpty(): boolean;
+  /** Every process of the task now. */
+  members(): number[];
+  /** SIGTERM and SIGCONT to every process of the task. Returns the pids found outside the container by their mark. */
+  terminate(): number[];
+  /** SIGKILL to every process of the task. Returns the pids found outside the container by their mark. */
+  kill(): number[];
+  /** Releases what the container holds on the OS (removes the empty cgroup). */
+  dispose(): void;
+  /** Windows: reports the processes seen in the task's job as they appear. */
+  watchMembers?(report: (members: readonly WindowsMember[]) => void): void;
+}
+
+/** Caches one scan for marked processes, so polling a finished task's last processes stays cheap. */
+class MarkedScan {
+  #at = 0;
+  #pids: number[] = [];
+  constructor(
+    private readonly os: UnixOs,
+    private readonly mark: Mark,
+  ) {}
+
+  pids(fresh = false): number[] {
+    if (fresh || Date.now() - this.#at > MARK_SCAN_MS) {
+      this.#pids = this.os.markedProcesses(this.mark.variable).get(this.mark.value) ?? [];
+      this.#at = Date.now();
+    }
+    return this.#pids;
+  }
+
+  /** Signals marked processes outside `inside`, each re-checked right before; returns them. */
+  signal(signal: NodeJS.Signals, inside: ReadonlySet<number>): number[] {
+    const out: number[] = [];
+    for (const pid of this.pids(true)) {
+      if (inside.has(pid) || this.os.markOf(pid, this.mark.variable) !== this.mark.value) continue;
+      if (this.os.signalProcess(pid, signal) === 'ok') out.push(pid);
+    }
+    this.#at = 0;
+    return out;
+  }
+}
+
+/** The fallback: the process group the shell leads, and the mark for what leaves it. */
+export class GroupContainer implements TaskContainer {
+  readonly kind = 'group' as const;
+  readonly cgroup = null;
+  readonly note: string | null;
+  readonly #os: UnixOs;
+  readonly #marked: MarkedScan;
+  #pgid = 0;
+
+  constructor(os: UnixOs, mark: Mark, note: string | null = null) {
+    this.#os = os;
+    this.#marked = new MarkedScan(os, mark);
+    this.note = note;
+  }
+
+  wrap(file: string, args: readonly string[]): { file: string; args: string[] } {
+    return { file, args: [...args] };
+  }
+
+  async attach(pid: number, exited: () => boolean): Promise<void> {
+    this.#pgid = pid;
+    // The shell becomes a session (and group) leader right after the fork; until then -pid names nothing.
+    await attachWithin(() => exited() || this.#os.signalGroup(pid, 0) !== 'missing', 'its own process group');
+  }
+
+  /** A group of zombies is over: they wait only for whoever reaps them. */
+  #groupAlive(): boolean {
+    if (this.#pgid <= 1 || this.#os.signalGroup(this.#pgid, 0) === 'missing') return false;
+    try {
+      return this.#os.groupMembers(this.#pgid).some((pid) => !this.#os.processState(pid)?.startsWith('Z'));
+    } catch {
+      return true;
+    }
+  }
+
+  isEmpty(): boolean {
+    return !this.#groupAlive() && this.#marked.pids().length === 0;
+  }
+
+  members(): number[] {
+    const inGroup = this.#groupAlive() ? this.#os.groupMembers(this.#pgid) : [];
+    return [...new Set([...inGroup, ...this.#marked.pids(true)])];
+  }
+
+  terminate(): number[] {
+    if (this.#groupAlive()) {
+      this.#os.signalGroup(this.#pgid, 'SIGTERM');
+      // A stopped (SIGSTOP'd) process never acts on SIGTERM until it is continued.
+      this.#os.signalGroup(this.#pgid, 'SIGCONT');
+    }
+    const inside = new Set(this.#groupAlive() ? this.#os.groupMembers(this.#pgid) : []);
+    const outside = this.#marked.signal('SIGTERM', inside);
+    for (const pid of outside) this.#os.signalProcess(pid, 'SIGCONT');
+    return outside;
+  }
+
+  kill(): number[] {
+    if (this.#groupAlive()) this.#os.signalGroup(this.#pgid, 'SIGKILL');
+    return this.#marked.signal('SIGKILL', new Set());
+  }
+
+  dispose(): void {}
+}
+
+/**
+ * The shell enters its cgroup itself, before it runs anything: `sh` writes its own pid into
+ * cgroup.procs and then execs the real shell, so the command and everything it starts are born
+ * inside. Nothing is interpolated into the script; the paths and the command are arguments.
+ */
+export const ENTER_CGROUP_SCRIPT = 'echo $$ > "$0" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; exec "$@"';
+
+/** A cgroup of the task's own: neither setsid, double forks, set -m nor an unset mark leaves it. */
+export class CgroupContainer implements TaskContainer {
+  readonly kind = 'cgroup' as const;
+  readonly cgroup: string;
+  readonly note = null;
+  readonly #cgroups: Cgroups;
+  readonly #os: UnixOs;
+  readonly #marked: MarkedScan;
+
+  constructor(cgroups: Cgroups, path: string, os: UnixOs, mark: Mark) {
+    this.#cgroups = cgroups;
+    this.cgroup = path;
+    this.#os = os;
+    this.#marked = new MarkedScan(os, mark);
+  }
+
+  wrap(file: string, args: readonly string[]): { file: string; args: string[] } {
+    const dir = cgroupDir(this.#cgroups.hierarchy, this.cgroup)!;
+    return { file: '/bin/sh', args: ['-c', ENTER_CGROUP_SCRIPT, join(dir, 'cgroup.procs'), file, ...args] };
+  }
+
+  async attach(pid: number, exited: () => boolean): Promise<void> {
+    await attachWithin(() => exited() || cgroupOf(pid) === this.cgroup, 'its cgroup');
+  }
+
+  isEmpty(): boolean {
+    return this.#cgroups.populated(this.cgroup) !== true && this.#marked.pids().length === 0;
+  }
+
+  members(): number[] {
+    return [...new Set([...this.#cgroups.members(this.cgroup), ...this.#marked.pids(true)])];
+  }
+
+  terminate(): number[] {
+    const inside = new Set(this.#cgroups.exists(this.cgroup) ? this.#cgroups.signal(this.cgroup, 'SIGTERM') : []);
+    if (inside.size > 0) this.#cgroups.signal(this.cgroup, 'SIGCONT');
+    const outside = this.#marked.signal('SIGTERM', inside);
+    for (const pid of outside) this.#os.signalProcess(pid, 'SIGCONT');
+    return outside;
+  }
+
+  kill(): number[] {
+    if (this.#cgroups.exists(this.cgroup)) this.#cgroups.kill(this.cgroup);
+    return this.#marked.signal('SIGKILL', new Set(this.#cgroups.members(this.cgroup)));
+  }
+
+  dispose(): void {
+    this.#cgroups.remove(this.cgroup);
+  }
+}
+
+async function attachWithin(inside: () => boolean, where: string): Promise<void> {
+  // Short polls: the shell is normally inside within a millisecond or two of the fork.
+  const limit = Date.now() + ATTACH_LIMIT_MS;
+  let pause = 1;
+  while (!inside()) {
+    if (Date.now() > limit) throw new Error(`the task's shell was not inside ${where} within ${ATTACH_LIMIT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, 20);
+  }
+}
+
+/** How tasks are contained on this machine, decided once per run. */
+export interface ContainerFactory {
+  /** What each task is held in here, and why, in words: "a cgroup of its own, under …". */
+  readonly description: string;
+  readonly kind: Containment;
+  create(taskId: string, mark: Mark): TaskContainer;
+  /** Removes this run's empty cgroups. */
+  dispose(): void;
+}
+
+export interface ContainerOptions {
+  instanceId: string;
+  os: UnixOs;
+  /** 'group' skips cgroups (tests of the fallback). */
+  mode?: 'auto' | 'group';
+}
+
+/**
+ * Linux with cgroup v2 where this process may create cgroups (root, or a subtree delegated to
+ * the user, as under a systemd user manager): a cgroup per task under
+ * `<Drover's own cgroup>/drover-<instance>/`. Elsewhere, the process group.
+ */
+export function unixContainers(options: ContainerOptions): ContainerFactory {
+  const reason = options.mode === 'group' ? 'cgroups were turned off for this run' : cgroupUnavailable();
+  if (reason !== null) return groupContainers(options.os, `its own process group, not a cgroup (${reason})`);
+  const hierarchy = findCgroup2()!;
+  const cgroups = new Cgroups(hierarchy);
+  const own = cgroupOf('self')!;
+  const base = `${own === '/' ? '' : own}/drover-${options.instanceId}`;
+  return {
+    kind: 'cgroup',
+    description: `a cgroup of its own, under ${cgroupDir(hierarchy, base)}`,
+    create(taskId, mark) {
+      const path = `${base}/${taskId}`;
+      try {
+        cgroups.ensure(base);
+        cgroups.create(path);
+      } catch (error) {
+        return new GroupContainer(options.os, mark, `its cgroup could not be created (${(error as Error).message}), so it runs in a process group`);
+      }
+      return new CgroupContainer(cgroups, path, options.os, mark);
+    },
+    dispose() {
+      cgroups.remove(base);
+    },
+  };
+}
+
+function cgroupUnavailable(): string | null {
+  if (process.platform !== 'linux') return 'cgroups are Linux only';
+  const hierarchy = findCgroup2();
+  if (!hierarchy) return 'cgroup v2 is not mounted';
+  const own = cgroupOf('self');
+  if (own === null) return 'this process is not in a cgroup v2 hierarchy';
+  return canDelegate(hierarchy, own);
+}
+
+export function groupContainers(os: UnixOs, description: string): ContainerFactory {
+  return {
+    kind: 'group',
+    description,
+    create: (_taskId, mark) => new GroupContainer(os, mark),
+    dispose() {},
+  };
+}
+

@@ -1,0 +1,154 @@
+import { LEGACY_MARK_VARIABLE, markInstance, type Mark, type ProcessIdentity, type ReapResult, type Verdict } from './identity.js';
+import { ProbeFailure, type UnixOs } from './unix-os.js';
+
+/** Between SIGTERM and SIGKILL when reaping, and how often the processes are looked at meanwhile. */
+export const REAP_GRACE_MS = 3_000;
+/** After SIGKILL, how long processes may take to disappear before the reap reports them stuck. */
+export const KILL_CONFIRM_MS = 3_000;
+const REAP_POLL_MS = 50;
+
+/** What a probe knows beyond the record: whose Drover is asking, and one scan of marked processes. */
+export interface ProbeContext {
+  instanceId: string;
+  /** Processes carrying this instance's mark variable, by task id; scanned once and shared by every probe of a listing. */
+  marked?: () => Map<string, number[]>;
+}
+
+/**
+ * Is this task of an earlier run still on this machine, and provably this Drover's?
+ *
+ * With a cgroup the cgroup is the identity: it is named after this instance and the task, and it
+ * exists only while something (its processes, or nothing yet removed) keeps it; no pid is trusted.
+ *
+ * Without one, the process group must be proven: the boot is the same; the leader is either
+ * present with the recorded start time, or absent with a member carrying the task's exact mark
+ * (this instance's variable, this task's id). A check that could not run refuses; nothing is
+ * guessed. Processes that left the group but kept the mark count too.
+ */
+export function probeUnix(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Verdict {
+  const foreign = foreignMark(identity, context);
+  if (foreign) return { alive: false, reason: foreign };
+  if (identity.bootId) {
+    const boot = os.bootId();
+    if (boot !== null && boot !== identity.bootId) return { alive: false, reason: 'the machine has restarted since' };
+  }
+  try {
+    const container = identity.cgroup ? probeCgroup(identity, os, context) : probeGroup(identity, os);
+    if (container.alive) return container;
+    return escapees(identity, os, context).length > 0 ? { alive: true } : container;
+  } catch (error) {
+    if (error instanceof ProbeFailure) return { alive: false, reason: `it could not be checked: ${error.message}` };
+    throw error;
+  }
+}
+
+function foreignMark(identity: ProcessIdentity, context: ProbeContext): string | null {
+  if (identity.mark === null) return null;
+  const instance = markInstance(identity.mark);
+  if (instance === context.instanceId) return null;
+  return 'it was recorded by another copy of this data folder, so its processes cannot be proven to be this Drover\'s';
+}
+
+function probeCgroup(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Verdict {
+  const path = identity.cgroup!;
+  // Only a cgroup this instance makes for this task is ever acted on: never a damaged or crafted path.
+  if (!path.endsWith(`/drover-${context.instanceId}/${identity.taskId}`)) return { alive: false, reason: 'its recorded cgroup is not one this Drover made for it' };
+  if (!os.cgroups) return { alive: false, reason: 'its cgroup cannot be checked: cgroup v2 is not mounted now' };
+  const populated = os.cgroups.populated(path);
+  if (populated === null) return { alive: false, reason: 'its cgroup is gone' };
+  if (!populated) {
+    os.cgroups.remove(path);
+    return { alive: false, reason: 'every process in its cgroup has ended' };
+  }
+  return { alive: true };
+}
+
+function probeGroup(identity: ProcessIdentity, os: UnixOs): Verdict {
+  const pgid = identity.pgid;
+  if (!pgid || pgid <= 1) return { alive: false, reason: 'no process group was recorded' };
+  if (os.signalGroup(pgid, 0) === 'missing') return { alive: false, reason: 'its process group has ended' };
+  const leaderStart = os.startTime(pgid);
+  const mark = identity.mark ?? { variable: LEGACY_MARK_VARIABLE, value: identity.taskId };
+  const marks = () => os.groupMembers(pgid).map((pid) => os.markOf(pid, mark.variable));
+  if (leaderStart !== null) {
+    if (identity.processStart === null) return { alive: false, reason: 'no start time was recorded, so the process now using its number cannot be told apart' };
+    if (leaderStart !== identity.processStart) return { alive: false, reason: 'its number now belongs to another process' };
+    const seen = marks();
+    if (seen.length > 0 && !seen.includes('unreadable') && !seen.includes(mark.value)) {
+      return { alive: false, reason: 'the processes in its group do not carry its mark' };
+    }
+    return { alive: true };
+  }
+  // The leader is gone: only the mark can say the group is still ours.
+  if (identity.mark === null) {
+    return { alive: false, reason: 'its leader is gone and it was recorded before Drover kept instance ids, so its group cannot be told from another Drover\'s' };
+  }
+  if (marks().includes(mark.value)) return { alive: true };
+  return { alive: false, reason: 'its leader is gone and no process in its group can be proven to carry its mark' };
+}
+
+/** Processes carrying the task's exact mark, wherever they are (never for a legacy mark every Drover shared). */
+function escapees(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): number[] {
+  if (!identity.mark) return [];
+  const marked = context.marked ? context.marked() : os.markedProcesses(identity.mark.variable);
+  return marked.get(identity.mark.value) ?? [];
+}
+
+/**
+ * Ends a leftover: what is in its cgroup, or its proven group, with SIGTERM and SIGCONT, then
+ * SIGKILL after the grace; then any process elsewhere that carries its exact mark. Anything
+ * that cannot be proven is refused and left alone.
+ */
+export async function reapUnix(identity: ProcessIdentity, os: UnixOs, context: ProbeContext, graceMs = REAP_GRACE_MS): Promise<ReapResult> {
+  const verdict = probeUnix(identity, os, context);
+  if (!verdict.alive) return { ended: [], refused: verdict.reason };
+  const ended: number[] = [];
+  const cgroups = os.cgroups;
+  if (identity.cgroup && cgroups && identity.cgroup.endsWith(`/drover-${context.instanceId}/${identity.taskId}`)) {
+    const path = identity.cgroup;
+    ended.push(...cgroups.signal(path, 'SIGTERM'));
+    cgroups.signal(path, 'SIGCONT');
+    await waitUntil(() => cgroups.populated(path) !== true, graceMs);
+    if (cgroups.populated(path) === true) cgroups.kill(path);
+    await waitUntil(() => cgroups.populated(path) !== true, KILL_CONFIRM_MS);
+    cgroups.remove(path);
+  } else if (identity.pgid && os.signalGroup(identity.pgid, 0) !== 'missing') {
+    const pgid = identity.pgid;
+    ended.push(...os.groupMembers(pgid));
+    os.signalGroup(pgid, 'SIGTERM');
+    os.signalGroup(pgid, 'SIGCONT');
+    await waitUntil(() => os.signalGroup(pgid, 0) === 'missing', graceMs);
+    if (os.signalGroup(pgid, 0) !== 'missing') os.signalGroup(pgid, 'SIGKILL');
+  }
+  if (identity.mark) for (const pid of await endMarked(identity.mark, os, graceMs)) if (!ended.includes(pid)) ended.push(pid);
+  return { ended, refused: null };
+}
+
+/**
+ * Ends every process carrying this exact mark (a task's processes that left its group or
+ * cgroup). Each is checked again just before it is signalled.
+ */
+export async function endMarked(mark: Mark, os: UnixOs, graceMs = REAP_GRACE_MS): Promise<number[]> {
+  const found = os.markedProcesses(mark.variable).get(mark.value) ?? [];
+  const stillMarked = (pid: number) => os.markOf(pid, mark.variable) === mark.value;
+  const signalled: number[] = [];
+  for (const pid of found) {
+    if (!stillMarked(pid)) continue;
+    os.signalProcess(pid, 'SIGTERM');
+    os.signalProcess(pid, 'SIGCONT');
+    signalled.push(pid);
+  }
+  if (signalled.length === 0) return [];
+  await waitUntil(() => signalled.every((pid) => os.signalProcess(pid, 0) === 'missing' || !stillMarked(pid)), graceMs);
+  for (const pid of signalled) if (os.signalProcess(pid, 0) !== 'missing' && stillMarked(pid)) os.signalProcess(pid, 'SIGKILL');
+  return signalled;
+}
+
+export async function waitUntil(done: () => boolean, limitMs: number, pollMs = REAP_POLL_MS): Promise<boolean> {
+  const deadline = Date.now() + limitMs;
+  while (!done()) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+  return true;
+}

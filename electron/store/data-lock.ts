@@ -1,0 +1,92 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { z } from 'zod';
+import { DATABASE_FILE } from './database.js';
+
+/** Held for as long as a Drover has the data folder open. */
+export const LOCK_FILE = 'drover.lock';
+/** Where the owner describes itself, in the database's meta table, so a second Drover can name it. */
+export const OWNER_KEY = 'owner';
+
+export const FolderOwnerSchema = z.object({
+  pid: z.number().int(),
+  host: z.enum(['electron', 'headless']),
+  startedAt: z.number().int(),
+  /** The host's address without its token, once it listens. */
+  address: z.string().nullable().optional(),
+});
+export type FolderOwner = z.infer<typeof FolderOwnerSchema>;
+
+/** Another Drover has this data folder open; the message names the folder and that Drover. */
+export class DataFolderBusyError extends Error {
+  readonly dataDir: string;
+  readonly owner: FolderOwner | null;
+
+  constructor(dataDir: string, owner: FolderOwner | null) {
+    super(`Another Drover is already using the data folder ${dataDir}${owner ? ` (${describeOwner(owner)})` : ''}. Quit it first, or give this one another data folder.`);
+    this.name = 'DataFolderBusyError';
+    this.dataDir = dataDir;
+    this.owner = owner;
+  }
+}
+
+function describeOwner(owner: FolderOwner): string {
+  const kind = owner.host === 'electron' ? 'the desktop app' : 'a headless host';
+  const since = new Date(owner.startedAt).toISOString().replace('T', ' ').slice(0, 19);
+  return `${kind}, pid ${owner.pid}, since ${since} UTC${owner.address ? `, at ${owner.address}` : ''}`;
+}
+
+export interface DataFolderLock {
+  /** Lets the folder go; the OS also lets it go when the process ends, however it ends. */
+  release(): void;
+}
+
+/**
+ * Takes the data folder for this process, or throws DataFolderBusyError.
+ *
+ * The lock is SQLite's exclusive lock on a small file of its own: an OS lock (fcntl on unix,
+ * LockFileEx on Windows) that dies with the process however it dies, that SQLite also enforces
+ * between two connections of one process, and that no pid file can fake. It is taken before the
+ * database is opened, so a second Drover never migrates or writes what the first one owns.
+ */
+export function lockDataFolder(dataDir: string, nativeBinding?: string): DataFolderLock {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, LOCK_FILE);
+  const lock: Database = new BetterSqlite3(file, nativeBinding ? { nativeBinding } : {});
+  try {
+    lock.pragma('busy_timeout = 0');
+    lock.pragma('locking_mode = EXCLUSIVE');
+    // The first write takes the exclusive lock; in this mode it is kept until the connection closes.
+    lock.exec('CREATE TABLE IF NOT EXISTS held (at INTEGER); BEGIN EXCLUSIVE; DELETE FROM held; INSERT INTO held VALUES (unixepoch()); COMMIT');
+  } catch (error) {
+    lock.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DataFolderBusyError(dataDir, readOwner(dataDir, nativeBinding));
+    throw error;
+  }
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      lock.close();
+    },
+  };
+}
+
+/** The running owner's own description, read without taking any lock; null when it cannot be read. */
+function readOwner(dataDir: string, nativeBinding?: string): FolderOwner | null {
+  const file = join(dataDir, DATABASE_FILE);
+  if (!existsSync(file)) return null;
+  let db: Database | undefined;
+  try {
+    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
+    const row = db.prepare('SELECT value FROM meta WHERE name = ?').get(OWNER_KEY) as { value?: string } | undefined;
+    const parsed = FolderOwnerSchema.safeParse(row?.value ? JSON.parse(row.value) : null);
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  } finally {
+    db?.close();
+  }
+}
