@@ -169,6 +169,8 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
           `${task.id} [${task.status}${task.leftover ? ', still running from an earlier run' : ''}]`,
           `elapsed ${formatDuration(task.elapsedSeconds)}${task.expectedSeconds ? ` of ~${formatDuration(task.expectedSeconds)}` : ''}${task.overdue ? ' (overdue)' : ''}`,
           task.silentForSeconds !== null ? `silent for ${formatDuration(task.silentForSeconds)}` : '',
+          task.leaderExited ? 'its shell exited; processes it started still run (stop_task ends them)' : '',
+          task.error ? `error: ${task.error}` : '',
           task.exitCode !== null ? `exit ${task.exitCode}${task.exitNote ? ` (${task.exitNote})` : ''}` : '',
           task.pid ? `pid ${task.pid}` : '',
           `started ${task.startedAt ?? 'not yet'}${task.endedAt ? `, ended ${task.endedAt}` : ''}`,

@@ -1,6 +1,7 @@
 import { parseMark, type ProcessIdentity, type ReapResult, type Verdict } from '../process/identity.js';
 import type { ProcessInspector } from '../process/inspector.js';
 import type { TaskRecord } from './task-record.js';
+import type { ReapReport } from './pool-types.js';
 
 /** How long a leftover probe answer is reused, so a list does not scan the process table every time. */
 export const PROBE_CACHE_MS = 2_000;
@@ -24,6 +25,29 @@ export class LeftoverTracker {
     const verdict: Verdict = record.pid ? this.#inspector.probe(identityOf(record)) : { alive: false, reason: 'it never started' };
     this.#probes.set(record.id, { at: now, verdict });
     return verdict;
+  }
+
+  /** What a client is told of an orphaned record: whether it still runs, and what became of its processes. */
+  describe(record: TaskRecord): { leftover: boolean; orphanNote: string } {
+    const verdict = this.probe(record);
+    return verdict.alive
+      ? { leftover: true, orphanNote: 'still running from an earlier run' }
+      : { leftover: false, orphanNote: `left by an earlier run: ${verdict.reason}` };
+  }
+
+  /** Ends each record's processes that are provably still running; `ended` records each end. */
+  async reapAll(records: Iterable<TaskRecord>, ended: (record: TaskRecord, pids: number[]) => void): Promise<ReapReport> {
+    const report: ReapReport = { reaped: [], untouched: [] };
+    for (const record of records) {
+      const result = await this.reap(record);
+      if (result.refused !== null) {
+        report.untouched.push({ taskId: record.id, reason: result.refused });
+        continue;
+      }
+      ended(record, result.ended);
+      report.reaped.push({ taskId: record.id, pids: result.ended });
+    }
+    return report;
   }
 
   /** Ends what is provably the record's; the inspector probes again right before it signals. */

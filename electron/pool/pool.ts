@@ -3,48 +3,24 @@ import { rm } from 'node:fs/promises';
 import { DroverError } from '../../shared/ipc/errors.js';
 import { isSettled, type TaskOutput, type TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
-import { describeExit } from './exit-codes.js';
-import { OutputWindow } from './output-window.js';
 import { DEFAULT_POLICY, resolveTimeoutSeconds, type PoolPolicy } from './policy.js';
 import { LeftoverTracker } from './leftover-tracker.js';
-import { StartError, StuckError, type RunnerExit, type RunnerHandle } from './runner.js';
-import { capacityProblem } from './capacity.js';
+import { StartError, StuckError, type RunnerExit } from './runner.js';
+import { Scheduler } from './scheduler.js';
 import { cwdVanished } from './command-runner.js';
 import { formatMark, markFor } from '../process/identity.js';
 import { TaskLog, readLogTail } from './task-log.js';
-import { taskId, type TaskRecord } from './task-record.js';
+import { newTaskRecord, taskId, type TaskRecord } from './task-record.js';
+import { appendOutput, newLive, within, type Live } from './live-task.js';
+import { TaskIndex } from './task-index.js';
+import { noteOutside, recordEnd, recordReaped, recordStart, stuckText } from './record-changes.js';
 import { toTaskRow } from './task-row.js';
 import { readableOutput } from './readable-output.js';
-import { endReasonText, inBackground, plural, type EndReason, type PoolListener, type PoolOptions, type ReapReport, type StartRequest } from './pool-types.js';
+import { type EndReason, type PoolListener, type PoolOptions, type ReapReport, type StartRequest } from './pool-types.js';
 
 export type { PoolListener, PoolOptions, ReapReport, StartRequest } from './pool-types.js';
 
-/** Output events for one task are batched to at most one per this many ms. */
-export const OUTPUT_EVENT_INTERVAL_MS = 250;
-
-
-/** A task of this run that has not settled: its handle, output window and log. */
-interface Live {
-  record: TaskRecord;
-  window: OutputWindow;
-  log: TaskLog | null;
-  handle: RunnerHandle | null;
-  lastOutputAt: number | null;
-  timer: NodeJS.Timeout | null;
-  endReason: EndReason | null;
-  endDetail: string | null;
-  settled: Promise<TaskRecord>;
-  resolveSettled: (record: TaskRecord) => void;
-  outputTimer: NodeJS.Timeout | null;
-  /** Started, runner not yet answered: counts against the caps. */
-  launching: boolean;
-  /** Its shell exited while other processes of it still run. */
-  leaderExited: boolean;
-  /** Processes found outside its container by its mark and ended with it. */
-  outside: number[];
-  /** Its end is being recorded. */
-  settling: boolean;
-}
+export { OUTPUT_EVENT_INTERVAL_MS } from './live-task.js';
 
 /**
  * The task pool of one app run. Foreground and background work share one path: a record,
@@ -63,12 +39,9 @@ export class TaskPool {
   /** The boot this run belongs to; recorded with every process so a later run can rule out a reboot. */
   readonly #bootId: string | null;
   readonly #leftovers: LeftoverTracker;
-  /** Every record of the sessions seen so far, loaded once per session; the pool is the only writer. */
-  readonly #sessions = new Map<string, Map<string, TaskRecord>>();
+  readonly #index: TaskIndex;
   readonly #live = new Map<string, Live>();
-  readonly #queue: Live[] = [];
-  /** Rows of settled records never change within a run: computed once, dropped when the record is saved. */
-  readonly #settledRows = new Map<string, TaskRow>();
+  readonly #scheduler: Scheduler;
   #draining = false;
   /** After drain: nothing is written any more (the store may be closed); what would not end stays recorded as running. */
   #closed = false;
@@ -76,6 +49,8 @@ export class TaskPool {
   constructor(options: PoolOptions) {
     this.policy = { ...DEFAULT_POLICY, ...options.policy };
     this.#repo = options.repo;
+    this.#index = new TaskIndex(options.repo);
+    this.#scheduler = new Scheduler(this.#live, this.policy);
     this.#runners = options.runners;
     this.#dataDir = options.dataDir;
     this.#runId = options.runId;
@@ -86,31 +61,17 @@ export class TaskPool {
     this.#bootId = options.inspector.identify(process.pid).bootId;
   }
 
-  get runId(): string {
-    return this.#runId;
-  }
-
   get draining(): boolean {
     return this.#draining;
   }
 
   /** Background tasks of this run now running (the caps count these), in one session or in all. */
   runningCount(sessionId?: string): number {
-    let count = 0;
-    for (const live of this.#live.values()) {
-      if (sessionId !== undefined && live.record.sessionId !== sessionId) continue;
-      if ((live.launching || live.record.status === 'running') && inBackground(live.record)) count++;
-    }
-    return count;
+    return this.#scheduler.runningCount(sessionId);
   }
 
   get runningBackgroundCount(): number {
     return this.runningCount();
-  }
-
-  /** Why one more background task of this session cannot run now, or null. */
-  #capacityProblem(sessionId: string): string | null {
-    return capacityProblem({ session: this.runningCount(sessionId), total: this.runningCount() }, this.policy);
   }
 
   /** Starts a background task, or queues it behind the cap. A task that cannot start settles as failed with the reason. */
@@ -118,7 +79,7 @@ export class TaskPool {
     if (!this.policy.enabled) throw new DroverError('unavailable', 'Background tasks are turned off in the settings');
     if (this.#draining) throw new DroverError('unavailable', 'Drover is shutting down and takes no new tasks');
     const live = this.#create(request, false);
-    this.#queue.push(live);
+    this.#scheduler.enqueue(live);
     await this.#pump();
     return live.record;
   }
@@ -134,21 +95,8 @@ export class TaskPool {
   /** Resolves with the settled record, or null if `ms` passes first (or the signal aborts). */
   async waitFor(id: string, ms: number, signal?: AbortSignal): Promise<TaskRecord | null> {
     const live = this.#live.get(id);
-    if (!live) return this.#find(id) ?? null;
-    if (signal?.aborted) return null;
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const expired = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), ms);
-      onAbort = () => resolve(null);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([live.settled, expired]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-    }
+    if (!live) return this.#index.find(id) ?? null;
+    return within(live.settled, ms, signal);
   }
 
   /**
@@ -160,7 +108,7 @@ export class TaskPool {
     if (!live || !live.record.foreground || live.record.adopted) return null;
     if (!this.policy.enabled) return 'background tasks are turned off in the settings';
     if (this.#draining) return 'Drover is shutting down';
-    const full = this.#capacityProblem(live.record.sessionId);
+    const full = this.#scheduler.capacityProblem(live.record.sessionId);
     if (full) return full;
     const record = live.record;
     record.adopted = true;
@@ -174,21 +122,19 @@ export class TaskPool {
 
   /** Ends a task early: `reason` is recorded (stopped by the operator, cancelled turn, refused adoption). */
   async stop(sessionId: string, id: string, reason: EndReason = 'stopped', detail?: string): Promise<{ record: TaskRecord; wasSettled: boolean }> {
-    const record = this.#require(sessionId, id);
+    const record = this.#index.require(sessionId, id);
     const live = this.#live.get(id);
     if (!live) {
       // A leftover of an earlier run is reached by id too; anything else settled stays as it is.
       if (this.#isOrphaned(record) && this.#leftovers.probe(record).alive) {
-        await this.#reapOne(record);
+        await this.#leftovers.reapAll([record], (ended, pids) => this.#reaped(ended, pids));
         return { record, wasSettled: false };
       }
       return { record, wasSettled: true };
     }
     live.endReason ??= reason;
     live.endDetail ??= detail ?? null;
-    const queued = this.#queue.indexOf(live);
-    if (queued >= 0) {
-      this.#queue.splice(queued, 1);
+    if (this.#scheduler.withdraw(live)) {
       await this.#settle(live, { exitCode: null, signal: null });
     } else if (live.handle) {
       try {
@@ -205,7 +151,7 @@ export class TaskPool {
   /** Processes that outlived SIGKILL: the row says so and the caller gets the error; the task stays watched. */
   #notEnded(live: Live, error: unknown): Error {
     if (!(error instanceof StuckError)) return error as Error;
-    live.record.error = `It did not end: ${error.message}. Drover keeps watching it and records its end when it comes.`;
+    live.record.error = stuckText(error);
     this.#save(live.record);
     return new DroverError('conflict', `Task ${live.record.id} did not end: ${error.message}`);
   }
@@ -213,34 +159,20 @@ export class TaskPool {
   /** After a stop: processes that had left the task's container but carried its mark were ended too, and are named. */
   #noteOutside(live: Live): void {
     if (live.outside.length === 0 || this.#closed) return;
-    const pids = [...new Set(live.outside)];
-    const note = `also ended ${plural(pids.length, 'process', 'processes')} that had left its ${live.record.containment === 'cgroup' ? 'cgroup' : 'group'}: ${pids.join(', ')}`;
-    live.record.exitNote = live.record.exitNote ? `${live.record.exitNote}; ${note}` : note;
+    noteOutside(live.record, [...new Set(live.outside)]);
     live.outside = [];
     this.#save(live.record);
   }
 
   /** Ends every leftover of a session that is provably still running from an earlier run. */
-  async reap(sessionId: string): Promise<ReapReport> {
-    const report: ReapReport = { reaped: [], untouched: [] };
-    for (const record of this.#records(sessionId).values()) {
-      if (!this.#isOrphaned(record)) continue;
-      const result = await this.#reapOne(record);
-      if (result.refused === null) report.reaped.push({ taskId: record.id, pids: result.ended });
-      else report.untouched.push({ taskId: record.id, reason: result.refused });
-    }
-    return report;
+  reap(sessionId: string): Promise<ReapReport> {
+    const orphaned = [...this.#index.records(sessionId).values()].filter((record) => this.#isOrphaned(record));
+    return this.#leftovers.reapAll(orphaned, (record, pids) => this.#reaped(record, pids));
   }
 
-  async #reapOne(record: TaskRecord): Promise<{ ended: number[]; refused: string | null }> {
-    const result = await this.#leftovers.reap(record);
-    if (result.refused !== null) return result;
-    // Now this run has dealt with it: the record stops claiming to run.
-    record.status = 'stopped';
-    record.endedAt = this.#now();
-    record.exitNote = `ended as a leftover of an earlier run (${plural(result.ended.length, 'process', 'processes')}: ${result.ended.join(', ')})`;
+  #reaped(record: TaskRecord, pids: number[]): void {
+    recordReaped(record, pids, this.#now());
     this.#save(record);
-    return result;
   }
 
   #isOrphaned(record: TaskRecord): boolean {
@@ -250,25 +182,20 @@ export class TaskPool {
   /** Every task of a session, oldest first, as clients see them. */
   list(sessionId: string): TaskRow[] {
     const now = this.#now();
-    return [...this.#records(sessionId).values()].map((record) => this.#row(record, now));
+    return [...this.#index.records(sessionId).values()].map((record) => this.#row(record, now));
   }
 
   row(sessionId: string, id: string): TaskRow {
-    return this.#row(this.#require(sessionId, id), this.#now());
-  }
-
-  /** The record, for callers that need the private fields (the model's tools, reaping). */
-  record(sessionId: string, id: string): TaskRecord {
-    return this.#require(sessionId, id);
+    return this.#row(this.#index.require(sessionId, id), this.#now());
   }
 
   has(sessionId: string, id: string): boolean {
-    return this.#records(sessionId).has(id);
+    return this.#index.records(sessionId).has(id);
   }
 
   /** The output as a person would read it; from memory while running, else from the log's tail. */
   async output(sessionId: string, id: string, tailLines?: number): Promise<TaskOutput> {
-    const record = this.#require(sessionId, id);
+    const record = this.#index.require(sessionId, id);
     const live = this.#live.get(id);
     const source = live
       ? { bytes: live.window.bytes(), totalBytes: live.window.totalBytes, truncated: live.window.truncated }
@@ -278,7 +205,7 @@ export class TaskPool {
 
   /** Answers a task that waits for terminal input. */
   write(sessionId: string, id: string, data: string): void {
-    this.#require(sessionId, id);
+    this.#index.require(sessionId, id);
     const live = this.#live.get(id);
     if (!live?.handle) throw new DroverError('conflict', `Task ${id} is not running`);
     live.handle.write(data);
@@ -286,18 +213,15 @@ export class TaskPool {
 
   /** Drops settled tasks (and their logs) of a session; running and queued ones stay. */
   async clearFinished(sessionId: string): Promise<string[]> {
-    const records = this.#records(sessionId);
+    const records = this.#index.records(sessionId);
     const now = this.#now();
     const removed = [...records.values()].filter((record) => {
       const status = this.#row(record, now).status;
       return status !== 'running' && status !== 'queued' && status !== 'orphaned';
     });
     this.#repo.deleteMany(removed.map((record) => record.id));
-    for (const record of removed) {
-      records.delete(record.id);
-      this.#settledRows.delete(record.id);
-      await rm(join(record.logPath, '..'), { recursive: true, force: true });
-    }
+    this.#index.drop(sessionId, removed.map((record) => record.id));
+    for (const record of removed) await rm(join(record.logPath, '..'), { recursive: true, force: true });
     return removed.map((record) => record.id);
   }
 
@@ -307,13 +231,10 @@ export class TaskPool {
    * would not end.
    */
   async stopSession(sessionId: string): Promise<void> {
-    const lives = [...this.#live.values()].filter((live) => live.record.sessionId === sessionId);
-    const results = await Promise.allSettled(lives.map((live) => this.stop(sessionId, live.record.id, 'shutdown', 'its session was deleted')));
-    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed) throw failed.reason;
+    const [failed] = await this.#stopAll([...this.#live.values()].filter((live) => live.record.sessionId === sessionId), 'its session was deleted');
+    if (failed) throw failed;
     await this.reap(sessionId);
-    this.#sessions.delete(sessionId);
-    for (const id of [...this.#settledRows.keys()]) if (this.#settledRows.get(id)!.sessionId === sessionId) this.#settledRows.delete(id);
+    this.#index.forget(sessionId);
   }
 
   /**
@@ -323,68 +244,38 @@ export class TaskPool {
    */
   async drain(log: (message: string) => void = () => {}): Promise<void> {
     this.#draining = true;
-    const lives = [...this.#live.values()];
-    const results = await Promise.allSettled(lives.map((live) => this.stop(live.record.sessionId, live.record.id, 'shutdown', 'Drover was shutting down')));
-    for (const result of results) if (result.status === 'rejected') log(`at shutdown: ${(result.reason as Error).message}`);
+    for (const failure of await this.#stopAll([...this.#live.values()], 'Drover was shutting down')) log(`at shutdown: ${failure.message}`);
     this.#closed = true;
+  }
+
+  /** Stops each task, all at once; returns the failures (tasks that would not end). */
+  async #stopAll(lives: Live[], detail: string): Promise<Error[]> {
+    const results = await Promise.allSettled(lives.map((live) => this.stop(live.record.sessionId, live.record.id, 'shutdown', detail)));
+    return results.flatMap((result) => (result.status === 'rejected' ? [result.reason as Error] : []));
   }
 
   #create(request: StartRequest, foreground: boolean): Live {
     const kind = request.kind ?? 'command';
     if (!this.#runners[kind]) throw new DroverError('unavailable', `No runner for ${kind} tasks`);
-    const record = this.#repo.create((seq) => ({
-      id: taskId(kind, seq),
-      seq,
-      sessionId: request.sessionId,
-      kind,
-      command: request.command,
-      cwd: request.cwd,
-      status: 'queued',
-      exitCode: null,
-      signal: null,
-      exitNote: null,
-      error: null,
-      pid: null,
-      pgid: null,
-      processStart: null,
-      bootId: null,
-      mark: null,
-      containment: null,
-      containmentNote: null,
-      cgroup: null,
-      members: [],
-      runId: this.#runId,
-      queuedAt: this.#now(),
-      startedAt: null,
-      endedAt: null,
-      expectedSeconds: request.expectedSeconds ?? null,
-      timeoutSeconds: resolveTimeoutSeconds(request, this.policy),
-      notify: !foreground && (request.notifyOnFinish ?? false),
-      adopted: false,
-      foreground,
-      logPath: join(this.#dataDir, 'sessions', request.sessionId, 'background', taskId(kind, seq), 'output.log'),
-    }));
+    const record = this.#repo.create((seq) =>
+      newTaskRecord({
+        seq,
+        sessionId: request.sessionId,
+        kind,
+        command: request.command,
+        cwd: request.cwd,
+        runId: this.#runId,
+        queuedAt: this.#now(),
+        expectedSeconds: request.expectedSeconds ?? null,
+        timeoutSeconds: resolveTimeoutSeconds(request, this.policy),
+        notify: !foreground && (request.notifyOnFinish ?? false),
+        foreground,
+        logPath: join(this.#dataDir, 'sessions', request.sessionId, 'background', taskId(kind, seq), 'output.log'),
+      }),
+    );
     const id = record.id;
-    this.#records(request.sessionId).set(id, record);
-    let resolveSettled!: (record: TaskRecord) => void;
-    const settled = new Promise<TaskRecord>((resolve) => (resolveSettled = resolve));
-    const live: Live = {
-      record,
-      window: new OutputWindow(this.policy.outputWindowBytes),
-      log: null,
-      handle: null,
-      lastOutputAt: null,
-      timer: null,
-      endReason: null,
-      endDetail: null,
-      settled,
-      resolveSettled,
-      outputTimer: null,
-      launching: false,
-      leaderExited: false,
-      outside: [],
-      settling: false,
-    };
+    this.#index.records(request.sessionId).set(id, record);
+    const live = newLive(record, this.policy.outputWindowBytes);
     this.#live.set(id, live);
     this.#emit(record);
     return live;
@@ -392,18 +283,7 @@ export class TaskPool {
 
   /** Starts queued tasks in start order, each as soon as its session (and Drover as a whole) has room. */
   async #pump(): Promise<void> {
-    const starts: Promise<void>[] = [];
-    for (let i = 0; i < this.#queue.length && this.runningCount() < this.policy.maxConcurrentTotal; ) {
-      const live = this.#queue[i]!;
-      if (this.#capacityProblem(live.record.sessionId) !== null) {
-        i++;
-        continue;
-      }
-      this.#queue.splice(i, 1);
-      live.launching = true;
-      starts.push(this.#launch(live).finally(() => (live.launching = false)));
-    }
-    await Promise.all(starts);
+    await Promise.all(this.#scheduler.takeStartable().map((live) => this.#launch(live).finally(() => (live.launching = false))));
   }
 
   async #launch(live: Live): Promise<void> {
@@ -433,15 +313,7 @@ export class TaskPool {
       await this.#settle(live, { exitCode: null, signal: null }, 'failed');
       return;
     }
-    record.status = 'running';
-    record.startedAt = this.#now();
-    record.pid = live.handle.pid || null;
-    record.pgid = live.handle.pid || null;
-    record.processStart = live.handle.processStartedAt;
-    record.bootId = live.handle.pid ? this.#bootId : null;
-    record.containment = live.handle.containment;
-    record.containmentNote = live.handle.containmentNote;
-    record.cgroup = live.handle.cgroup;
+    recordStart(record, live.handle, this.#now(), this.#bootId);
     this.#armTimeout(live);
     this.#save(record);
     void live.handle.wait().then((exit) => this.#settle(live, exit));
@@ -465,20 +337,7 @@ export class TaskPool {
   }
 
   #onOutput(live: Live, chunk: Buffer): void {
-    live.window.append(chunk);
-    live.lastOutputAt = this.#now();
-    if (live.log && !live.log.write(chunk) && live.handle) {
-      // The disk is behind: stop reading the terminal until it catches up, so memory stays bounded.
-      const handle = live.handle;
-      handle.pause();
-      live.log.onDrain(() => handle.resume());
-    }
-    if (!live.outputTimer) {
-      live.outputTimer = setTimeout(() => {
-        live.outputTimer = null;
-        this.#listener.taskOutput(live.record.sessionId, live.record.id, live.window.totalBytes);
-      }, OUTPUT_EVENT_INTERVAL_MS);
-    }
+    appendOutput(live, chunk, this.#now(), () => this.#listener.taskOutput(live.record.sessionId, live.record.id, live.window.totalBytes));
   }
 
   async #settle(live: Live, exit: RunnerExit, forced?: 'failed'): Promise<void> {
@@ -490,24 +349,15 @@ export class TaskPool {
     await live.log?.close();
     this.#live.delete(live.record.id);
     const record = live.record;
-    const report = describeExit(record.command, exit.exitCode, exit.signal);
-    record.exitCode = report.exitCode;
-    record.signal = report.signal;
-    record.exitNote = report.note;
-    record.endedAt = this.#now();
-    if (forced) record.status = forced;
-    else if (live.endReason === 'timed_out') {
-      record.status = 'timed_out';
-      record.exitNote = `timed out after ${record.timeoutSeconds} s${report.signal ? ` (${report.signal})` : ''}`;
-    } else if (live.endReason) {
-      record.status = 'stopped';
-      record.exitNote = `${endReasonText(live.endReason, live.endDetail)}${report.signal ? ` (${report.signal})` : ''}`;
-    } else record.status = report.exitCode === 0 && !report.signal ? 'succeeded' : 'failed';
-    if (live.log?.error && !record.error) record.error = `the output log could not be written: ${live.log.error.message}`;
-    if (record.startedAt !== null && record.pid !== null && cwdVanished(record.cwd)) {
-      const note = `its working directory ${record.cwd} was removed while it ran`;
-      record.exitNote = record.exitNote ? `${record.exitNote}; ${note}` : note;
-    }
+    recordEnd(record, {
+      exit,
+      forced,
+      reason: live.endReason,
+      detail: live.endDetail,
+      logError: live.log?.error ?? null,
+      cwdGone: cwdVanished(record.cwd),
+      now: this.#now(),
+    });
     this.#save(record);
     this.#listener.taskOutput(record.sessionId, record.id, live.window.totalBytes);
     live.resolveSettled(record);
@@ -516,7 +366,7 @@ export class TaskPool {
 
   #save(record: TaskRecord): void {
     if (this.#closed) return;
-    this.#settledRows.delete(record.id);
+    this.#index.changed(record.id);
     this.#repo.update(record);
     this.#emit(record);
   }
@@ -526,50 +376,21 @@ export class TaskPool {
   }
 
   #row(record: TaskRecord, now: number): TaskRow {
-    const cached = this.#settledRows.get(record.id);
+    const cached = this.#index.settledRow(record.id);
     if (cached) return cached;
     const live = this.#live.get(record.id);
-    const verdict = this.#isOrphaned(record) ? this.#leftovers.probe(record) : null;
+    const orphan = this.#isOrphaned(record) ? this.#leftovers.describe(record) : null;
     const row = toTaskRow(record, {
       now,
       runId: this.#runId,
       lastOutputAt: live?.lastOutputAt ?? null,
       silentAfterMs: this.policy.silentAfterMs,
-      leftover: verdict?.alive ?? false,
-      orphanNote: verdict ? (verdict.alive ? 'still running from an earlier run' : `left by an earlier run: ${verdict.reason}`) : null,
+      leftover: orphan?.leftover ?? false,
+      orphanNote: orphan?.orphanNote ?? null,
       leaderExited: live?.leaderExited ?? false,
     });
     // An orphaned row's elapsed time keeps growing, so only truly settled rows are kept.
-    if (!live && row.status !== 'orphaned' && isSettled(row.status)) this.#settledRows.set(record.id, row);
+    if (!live && row.status !== 'orphaned' && isSettled(row.status)) this.#index.keepSettledRow(row);
     return row;
   }
-
-  #records(sessionId: string): Map<string, TaskRecord> {
-    let records = this.#sessions.get(sessionId);
-    if (!records) {
-      records = new Map();
-      for (const record of this.#repo.listBySession(sessionId, (error) => console.error(`[drover] ${error.message}`))) {
-        records.set(record.id, record);
-      }
-      this.#sessions.set(sessionId, records);
-    }
-    return records;
-  }
-
-  #find(id: string): TaskRecord | undefined {
-    const live = this.#live.get(id);
-    if (live) return live.record;
-    for (const records of this.#sessions.values()) {
-      const record = records.get(id);
-      if (record) return record;
-    }
-    return undefined;
-  }
-
-  #require(sessionId: string, id: string): TaskRecord {
-    const record = this.#records(sessionId).get(id);
-    if (!record) throw new DroverError('not_found', `No task with id "${id}" in this session`, { path: 'taskId' });
-    return record;
-  }
 }
-

@@ -51,3 +51,43 @@ export const TASK_ID_PREFIX: Record<TaskKind, string> = { command: 'bg', monitor
 export function taskId(kind: TaskKind, seq: number): string {
   return `${TASK_ID_PREFIX[kind]}_${seq}`;
 }
+
+/** What a new task starts from, before it has run. */
+export interface NewTask {
+  seq: number;
+  sessionId: string;
+  kind: TaskKind;
+  command: string;
+  cwd: string;
+  runId: string;
+  queuedAt: number;
+  expectedSeconds: number | null;
+  timeoutSeconds: number;
+  notify: boolean;
+  foreground: boolean;
+  logPath: string;
+}
+
+export function newTaskRecord(task: NewTask): TaskRecord {
+  return {
+    ...task,
+    id: taskId(task.kind, task.seq),
+    status: 'queued',
+    exitCode: null,
+    signal: null,
+    exitNote: null,
+    error: null,
+    pid: null,
+    pgid: null,
+    processStart: null,
+    bootId: null,
+    mark: null,
+    containment: null,
+    containmentNote: null,
+    cgroup: null,
+    members: [],
+    startedAt: null,
+    endedAt: null,
+    adopted: false,
+  };
+}

@@ -25,7 +25,7 @@ afterEach(() => {
 
 async function host(dataDir = tempDir(), env?: NodeJS.ProcessEnv): Promise<SpawnedHost> {
   const started = await spawnHost(dataDir, env);
-  cleanups.push(async () => void (await started.stop('SIGKILL')));
+  cleanups.push(async () => void (await started.stop()));
   return started;
 }
 

@@ -1,0 +1,92 @@
+import { OutputWindow } from './output-window.js';
+import type { RunnerHandle } from './runner.js';
+import type { TaskLog } from './task-log.js';
+import type { TaskRecord } from './task-record.js';
+import type { EndReason } from './pool-types.js';
+
+/** Output events for one task are batched to at most one per this many ms. */
+export const OUTPUT_EVENT_INTERVAL_MS = 250;
+
+/** A task of this run that has not settled: its handle, output window and log. */
+export interface Live {
+  record: TaskRecord;
+  window: OutputWindow;
+  log: TaskLog | null;
+  handle: RunnerHandle | null;
+  lastOutputAt: number | null;
+  timer: NodeJS.Timeout | null;
+  endReason: EndReason | null;
+  endDetail: string | null;
+  settled: Promise<TaskRecord>;
+  resolveSettled: (record: TaskRecord) => void;
+  outputTimer: NodeJS.Timeout | null;
+  /** Started, runner not yet answered: counts against the caps. */
+  launching: boolean;
+  /** Its shell exited while other processes of it still run. */
+  leaderExited: boolean;
+  /** Processes found outside its container by its mark and ended with it. */
+  outside: number[];
+  /** Its end is being recorded. */
+  settling: boolean;
+}
+
+export function newLive(record: TaskRecord, windowBytes: number): Live {
+  let resolveSettled!: (record: TaskRecord) => void;
+  const settled = new Promise<TaskRecord>((resolve) => (resolveSettled = resolve));
+  return {
+    record,
+    window: new OutputWindow(windowBytes),
+    log: null,
+    handle: null,
+    lastOutputAt: null,
+    timer: null,
+    endReason: null,
+    endDetail: null,
+    settled,
+    resolveSettled,
+    outputTimer: null,
+    launching: false,
+    leaderExited: false,
+    outside: [],
+    settling: false,
+  };
+}
+
+/**
+ * Takes a chunk of a task's output: into the window and the log, with backpressure when the
+ * disk is behind, and at most one `batched` call per OUTPUT_EVENT_INTERVAL_MS.
+ */
+export function appendOutput(live: Live, chunk: Buffer, now: number, batched: () => void): void {
+  live.window.append(chunk);
+  live.lastOutputAt = now;
+  if (live.log && !live.log.write(chunk) && live.handle) {
+    // The disk is behind: stop reading the terminal until it catches up, so memory stays bounded.
+    const handle = live.handle;
+    handle.pause();
+    live.log.onDrain(() => handle.resume());
+  }
+  if (!live.outputTimer) {
+    live.outputTimer = setTimeout(() => {
+      live.outputTimer = null;
+      batched();
+    }, OUTPUT_EVENT_INTERVAL_MS);
+  }
+}
+
+/** The value of `promise`, or null if `ms` passes first or the signal aborts. */
+export async function within<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | null> {
+  if (signal?.aborted) return null;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const expired = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+    onAbort = () => resolve(null);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}

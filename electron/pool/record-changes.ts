@@ -1,0 +1,73 @@
+/** What happens to a task record as its task starts, ends, or is found and ended later. */
+import { describeExit } from './exit-codes.js';
+import { endReasonText, plural, type EndReason } from './pool-types.js';
+import type { RunnerExit, RunnerHandle, StuckError } from './runner.js';
+import type { TaskRecord } from './task-record.js';
+
+/** Records a task that started: its process identity (private) and how it is held together. */
+export function recordStart(record: TaskRecord, handle: RunnerHandle, now: number, bootId: string | null): void {
+  record.status = 'running';
+  record.startedAt = now;
+  record.pid = handle.pid || null;
+  record.pgid = handle.pid || null;
+  record.processStart = handle.processStartedAt;
+  record.bootId = handle.pid ? bootId : null;
+  record.containment = handle.containment;
+  record.containmentNote = handle.containmentNote;
+  record.cgroup = handle.cgroup;
+}
+
+export interface TaskEnd {
+  exit: RunnerExit;
+  /** The task could not start. */
+  forced?: 'failed' | undefined;
+  /** Why Drover ended it, when it did. */
+  reason: EndReason | null;
+  detail: string | null;
+  logError: Error | null;
+  /** Its working directory no longer exists. */
+  cwdGone: boolean;
+  now: number;
+}
+
+/** Records how a task ended: exit code and signal the way a shell reports them, its status, and the note that explains it. */
+export function recordEnd(record: TaskRecord, end: TaskEnd): void {
+  const report = describeExit(record.command, end.exit.exitCode, end.exit.signal);
+  record.exitCode = report.exitCode;
+  record.signal = report.signal;
+  record.exitNote = report.note;
+  record.endedAt = end.now;
+  const signal = report.signal ? ` (${report.signal})` : '';
+  if (end.forced) record.status = end.forced;
+  else if (end.reason === 'timed_out') {
+    record.status = 'timed_out';
+    record.exitNote = `timed out after ${record.timeoutSeconds} s${signal}`;
+  } else if (end.reason) {
+    record.status = 'stopped';
+    record.exitNote = `${endReasonText(end.reason, end.detail)}${signal}`;
+  } else record.status = report.exitCode === 0 && !report.signal ? 'succeeded' : 'failed';
+  if (end.logError && !record.error) record.error = `the output log could not be written: ${end.logError.message}`;
+  if (end.cwdGone && record.startedAt !== null && record.pid !== null) addNote(record, `its working directory ${record.cwd} was removed while it ran`);
+}
+
+/** The row's error when processes outlived SIGKILL: the task stays watched and settles when they end. */
+export function stuckText(error: StuckError): string {
+  return `It did not end: ${error.message}. Drover keeps watching it and records its end when it comes.`;
+}
+
+/** Names the processes found outside the task's container by its mark and ended with it. */
+export function noteOutside(record: TaskRecord, pids: readonly number[]): void {
+  const where = record.containment === 'cgroup' ? 'cgroup' : 'group';
+  addNote(record, `also ended ${plural(pids.length, 'process', 'processes')} that had left its ${where}: ${pids.join(', ')}`);
+}
+
+/** A leftover of an earlier run that this run ended: the record stops claiming to run. */
+export function recordReaped(record: TaskRecord, ended: readonly number[], now: number): void {
+  record.status = 'stopped';
+  record.endedAt = now;
+  record.exitNote = `ended as a leftover of an earlier run (${plural(ended.length, 'process', 'processes')}: ${ended.join(', ')})`;
+}
+
+function addNote(record: TaskRecord, note: string): void {
+  record.exitNote = record.exitNote ? `${record.exitNote}; ${note}` : note;
+}

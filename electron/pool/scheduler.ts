@@ -1,0 +1,78 @@
+import type { Live } from './live-task.js';
+import type { PoolPolicy } from './policy.js';
+import { inBackground } from './pool-types.js';
+
+/** Background tasks running now: in one session, and across all of them. */
+export interface RunningCounts {
+  session: number;
+  total: number;
+}
+
+/**
+ * Why one more background task of a session cannot run now, or null when it can. The cap is
+ * per session (one session's five dev servers never queue another session's work), with a
+ * ceiling across sessions on top so many sessions cannot exhaust the machine.
+ */
+export function capacityProblem(counts: RunningCounts, policy: Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal'>): string | null {
+  if (counts.session >= policy.maxConcurrent) {
+    return `this session is at its limit (${counts.session} of ${policy.maxConcurrent} background tasks running)`;
+  }
+  if (counts.total >= policy.maxConcurrentTotal) {
+    return `Drover is at its limit across sessions (${counts.total} of ${policy.maxConcurrentTotal} background tasks running)`;
+  }
+  return null;
+}
+
+/** The queue of background tasks waiting for room, and the counts the caps are checked against. */
+export class Scheduler {
+  readonly #queue: Live[] = [];
+  readonly #lives: ReadonlyMap<string, Live>;
+  readonly #policy: Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal'>;
+
+  constructor(lives: ReadonlyMap<string, Live>, policy: Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal'>) {
+    this.#lives = lives;
+    this.#policy = policy;
+  }
+
+  /** Background tasks of this run now running or starting, in one session or in all. */
+  runningCount(sessionId?: string): number {
+    let count = 0;
+    for (const live of this.#lives.values()) {
+      if (sessionId !== undefined && live.record.sessionId !== sessionId) continue;
+      if ((live.launching || live.record.status === 'running') && inBackground(live.record)) count++;
+    }
+    return count;
+  }
+
+  capacityProblem(sessionId: string): string | null {
+    return capacityProblem({ session: this.runningCount(sessionId), total: this.runningCount() }, this.#policy);
+  }
+
+  enqueue(live: Live): void {
+    this.#queue.push(live);
+  }
+
+  /** Takes a task off the queue; false when it was not waiting there. */
+  withdraw(live: Live): boolean {
+    const at = this.#queue.indexOf(live);
+    if (at < 0) return false;
+    this.#queue.splice(at, 1);
+    return true;
+  }
+
+  /** The queued tasks that may start now, in start order, each marked as starting (so it counts). */
+  takeStartable(): Live[] {
+    const taken: Live[] = [];
+    for (let i = 0; i < this.#queue.length && this.runningCount() < this.#policy.maxConcurrentTotal; ) {
+      const live = this.#queue[i]!;
+      if (this.capacityProblem(live.record.sessionId) !== null) {
+        i++;
+        continue;
+      }
+      this.#queue.splice(i, 1);
+      live.launching = true;
+      taken.push(live);
+    }
+    return taken;
+  }
+}

@@ -1,0 +1,73 @@
+import { DroverError } from '../../shared/ipc/errors.js';
+import type { TaskRow } from '../../shared/schemas/task.js';
+import type { TasksRepo } from '../store/tasks-repo.js';
+import type { TaskRecord } from './task-record.js';
+
+/**
+ * The records of the sessions seen so far, each session loaded once (the pool is their only
+ * writer), and the rows of settled records, which never change within a run.
+ */
+export class TaskIndex {
+  readonly #repo: TasksRepo;
+  readonly #sessions = new Map<string, Map<string, TaskRecord>>();
+  readonly #settledRows = new Map<string, TaskRow>();
+
+  constructor(repo: TasksRepo) {
+    this.#repo = repo;
+  }
+
+  /** Every record of a session, oldest first; a damaged row is reported and left in place. */
+  records(sessionId: string): Map<string, TaskRecord> {
+    let records = this.#sessions.get(sessionId);
+    if (!records) {
+      records = new Map();
+      for (const record of this.#repo.listBySession(sessionId, (error) => console.error(`[drover] ${error.message}`))) {
+        records.set(record.id, record);
+      }
+      this.#sessions.set(sessionId, records);
+    }
+    return records;
+  }
+
+  find(id: string): TaskRecord | undefined {
+    for (const records of this.#sessions.values()) {
+      const record = records.get(id);
+      if (record) return record;
+    }
+    return undefined;
+  }
+
+  require(sessionId: string, id: string): TaskRecord {
+    const record = this.records(sessionId).get(id);
+    if (!record) throw new DroverError('not_found', `No task with id "${id}" in this session`, { path: 'taskId' });
+    return record;
+  }
+
+  settledRow(id: string): TaskRow | undefined {
+    return this.#settledRows.get(id);
+  }
+
+  keepSettledRow(row: TaskRow): void {
+    this.#settledRows.set(row.id, row);
+  }
+
+  /** The record changed: its row is computed afresh. */
+  changed(id: string): void {
+    this.#settledRows.delete(id);
+  }
+
+  /** Drops records (already deleted from the store). */
+  drop(sessionId: string, ids: readonly string[]): void {
+    const records = this.records(sessionId);
+    for (const id of ids) {
+      records.delete(id);
+      this.#settledRows.delete(id);
+    }
+  }
+
+  /** Forgets a deleted session. */
+  forget(sessionId: string): void {
+    for (const id of this.#sessions.get(sessionId)?.keys() ?? []) this.#settledRows.delete(id);
+    this.#sessions.delete(sessionId);
+  }
+}
