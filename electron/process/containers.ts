@@ -98,7 +98,7 @@ export class GroupContainer implements TaskContainer {
   #groupAlive(): boolean {
     if (this.#pgid <= 1 || this.#os.signalGroup(this.#pgid, 0) === 'missing') return false;
     try {
-      return this.#os.groupMembers(this.#pgid).some((pid) => !this.#os.processState(pid)?.startsWith('Z'));
+      return this.#os.groupMembers(this.#pgid).length > 0;
     } catch {
       return true;
     }

@@ -31,7 +31,7 @@ export interface UnixOs {
   /** The OS start time of the process with this pid, or null when there is none. Throws ProbeFailure when it cannot tell. */
   startTime(pid: number): string | null;
   bootId(): string | null;
-  /** Members of a process group. Throws ProbeFailure when it cannot tell. */
+  /** Members of a process group that have not exited (zombies, dead and waiting to be reaped, are left out). Throws ProbeFailure when it cannot tell. */
   groupMembers(pgid: number): number[];
   /** The value of a mark variable in a process's environment; 'unreadable' when the environment cannot be read. */
   markOf(pid: number, variable: string): string | null | 'unreadable';
@@ -127,7 +127,11 @@ export function linuxOs(): UnixOs {
         return null;
       }
     },
-    groupMembers: (pgid) => numericDirs().filter((pid) => linuxStat(pid)?.[2] === String(pgid)),
+    groupMembers: (pgid) =>
+      numericDirs().filter((pid) => {
+        const stat = linuxStat(pid);
+        return stat?.[2] === String(pgid) && stat[0] !== 'Z';
+      }),
     markOf: (pid, variable) => {
       const entries = readEnvironment(pid);
       return entries === null ? 'unreadable' : valueIn(entries, variable);
@@ -194,7 +198,13 @@ export function bsdOs(run: RunTool = runTool): UnixOs {
       const result = run(SYSCTL, ['-n', 'kern.bootsessionuuid'], PS_ENV);
       return result.status === 0 ? result.stdout.trim() || null : null;
     },
-    groupMembers: (pgid) => table(['-A', '-o', 'pid=,pgid=']).filter(([, group]) => group.trim() === String(pgid)).map(([pid]) => pid),
+    groupMembers: (pgid) =>
+      table(['-A', '-o', 'pid=,pgid=,stat='])
+        .filter(([, rest]) => {
+          const [group, stat] = rest.trim().split(/\s+/);
+          return group === String(pgid) && !stat?.startsWith('Z');
+        })
+        .map(([pid]) => pid),
     markOf: (pid, variable) => {
       let line: string | null;
       try {

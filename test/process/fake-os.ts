@@ -146,7 +146,7 @@ export class FakeMacTools {
       const environment = Object.entries(p.env).map(([k, v]) => `${k}=${v}`).join(' ');
       const command = args.includes('-E') ? `${p.command} ${environment}` : p.command;
       if (format === 'lstart=') return lstart(p.started, env);
-      if (format === 'pid=,pgid=') return `${String(pid).padStart(5)} ${String(p.pgid).padStart(5)}`;
+      if (format === 'pid=,pgid=,stat=') return `${String(pid).padStart(5)} ${String(p.pgid).padStart(5)} S`;
       if (format === 'pid=,command=') return `${String(pid).padStart(5)} ${command}`;
       if (format === 'command=') return command;
       if (format === 'stat=') return 'S';
