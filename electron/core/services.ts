@@ -117,6 +117,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     dataDir: options.dataDir,
     runId: randomId(),
     instanceId,
+    log: warn,
     policy: { ...poolPolicyFrom(loaded.settings), ...options.policy },
     listener: {
       taskChanged: (task) => bus.emit('taskUpdated', { task }),

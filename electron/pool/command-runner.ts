@@ -151,7 +151,7 @@ class PtyHandle implements RunnerHandle {
         // The task runs until its last process has ended, not just its shell.
         let told = false;
         const settleWhenEmpty = () => {
-          if (this.#container.isEmpty()) {
+          if (this.#emptySafely()) {
             this.#settled = true;
             this.#container.dispose();
             resolve(this.#leaderExit!);
@@ -168,6 +168,15 @@ class PtyHandle implements RunnerHandle {
     });
   }
 
+  /** Whether nothing of the task is left; a question that could not be answered counts as "not yet". */
+  #emptySafely(): boolean {
+    try {
+      return this.#container.isEmpty();
+    } catch {
+      return false;
+    }
+  }
+
   /** The shell has exited (the task may still have other processes). */
   get leaderGone(): boolean {
     return this.#leaderExit !== null;
@@ -180,21 +189,30 @@ class PtyHandle implements RunnerHandle {
   async stop(graceMs: number): Promise<StopReport> {
     const outside = new Set<number>();
     if (this.#settled) return { outside: [] };
-    const gone = () => this.#settled || (this.#leaderExit !== null && this.#container.isEmpty());
-    if (this.#container.kind !== 'job') {
-      for (const pid of this.#container.terminate()) outside.add(pid);
+    const gone = () => this.#settled || (this.#leaderExit !== null && this.#emptySafely());
+    // Windows has no SIGTERM for a console tree: stopping there is terminating.
+    if (process.platform !== 'win32') {
+      try {
+        for (const pid of this.#container.terminate()) outside.add(pid);
+      } catch {
+        /* SIGKILL below still comes */
+      }
       await waitUntil(gone, graceMs, STOP_POLL_MS);
     }
     if (!gone()) {
-      for (const pid of this.#container.kill()) outside.add(pid);
-      // On Windows the console host and its agent go with the terminal.
-      if (process.platform === 'win32') this.#pty.kill();
+      try {
+        for (const pid of this.#container.kill()) outside.add(pid);
+      } finally {
+        // On Windows the console host and its agent go with the terminal.
+        if (process.platform === 'win32') this.#pty.kill();
+      }
     }
     const settled = await Promise.race([this.#done.then(() => true), delay(KILL_CONFIRM_MS).then(() => false)]);
     if (!settled) {
-      const stuck = this.#container.members().map((pid) => ({ pid, state: this.#state(pid) }));
-      if (stuck.length > 0) throw new StuckError(stuck, KILL_CONFIRM_MS);
-      await this.#done;
+      const members = this.#container.members();
+      // With nothing left in its container the end is on its way; if even that does not come, the leader is what hangs.
+      if (members.length === 0 && (await Promise.race([this.#done.then(() => true), delay(KILL_CONFIRM_MS).then(() => false)]))) return { outside: [...outside] };
+      throw new StuckError((members.length > 0 ? members : [this.pid]).map((pid) => ({ pid, state: this.#state(pid) })), KILL_CONFIRM_MS);
     }
     return { outside: [...outside] };
   }
@@ -203,7 +221,11 @@ class PtyHandle implements RunnerHandle {
   async abort(): Promise<void> {
     try {
       this.#container.kill();
-      this.#pty.kill('SIGKILL');
+    } catch {
+      /* the terminal's hangup below still ends the shell */
+    }
+    try {
+      this.#pty.kill(process.platform === 'win32' ? undefined : 'SIGKILL');
     } catch {
       /* already gone */
     }

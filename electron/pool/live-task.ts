@@ -22,6 +22,8 @@ export interface Live {
   outputTimer: NodeJS.Timeout | null;
   /** Started, runner not yet answered: counts against the caps. */
   launching: boolean;
+  /** Its start, once begun: a stop that comes meanwhile waits for it, then ends what started. */
+  launched: Promise<void> | null;
   /** Its shell exited while other processes of it still run. */
   leaderExited: boolean;
   /** Processes found outside its container by its mark and ended with it. */
@@ -46,6 +48,7 @@ export function newLive(record: TaskRecord, windowBytes: number): Live {
     resolveSettled,
     outputTimer: null,
     launching: false,
+    launched: null,
     leaderExited: false,
     outside: [],
     settling: false,

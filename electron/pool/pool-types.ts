@@ -33,6 +33,8 @@ export interface PoolOptions {
   now?: () => number;
   /** Identity at launch, and leftovers of earlier runs. */
   inspector: ProcessInspector;
+  /** Where problems that reach no caller go (a record that could not be saved). */
+  log?: (message: string) => void;
 }
 
 export interface ReapReport {

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { rm } from 'node:fs/promises';
 import { DroverError } from '../../shared/ipc/errors.js';
 import { isSettled, type TaskOutput, type TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
@@ -13,13 +12,12 @@ import { TaskLog, readLogTail } from './task-log.js';
 import { newTaskRecord, taskId, type TaskRecord } from './task-record.js';
 import { appendOutput, newLive, within, type Live } from './live-task.js';
 import { TaskIndex } from './task-index.js';
-import { noteOutside, recordEnd, recordReaped, recordStart, stuckText } from './record-changes.js';
+import { noteOutside, recordAdopted, recordEnd, recordReaped, recordStart, stuckText } from './record-changes.js';
 import { toTaskRow } from './task-row.js';
 import { readableOutput } from './readable-output.js';
 import { type EndReason, type PoolListener, type PoolOptions, type ReapReport, type StartRequest } from './pool-types.js';
 
 export type { PoolListener, PoolOptions, ReapReport, StartRequest } from './pool-types.js';
-
 export { OUTPUT_EVENT_INTERVAL_MS } from './live-task.js';
 
 /**
@@ -35,6 +33,7 @@ export class TaskPool {
   readonly #runId: string;
   readonly #instanceId: string;
   readonly #listener: PoolListener;
+  readonly #log: (message: string) => void;
   readonly #now: () => number;
   /** The boot this run belongs to; recorded with every process so a later run can rule out a reboot. */
   readonly #bootId: string | null;
@@ -56,6 +55,7 @@ export class TaskPool {
     this.#runId = options.runId;
     this.#instanceId = options.instanceId;
     this.#listener = options.listener;
+    this.#log = options.log ?? ((message) => console.error(`drover: ${message}`));
     this.#now = options.now ?? Date.now;
     this.#leftovers = new LeftoverTracker(options.inspector, this.#now);
     this.#bootId = options.inspector.identify(process.pid).bootId;
@@ -110,13 +110,9 @@ export class TaskPool {
     if (this.#draining) return 'Drover is shutting down';
     const full = this.#scheduler.capacityProblem(live.record.sessionId);
     if (full) return full;
-    const record = live.record;
-    record.adopted = true;
-    record.notify = false;
-    // No estimate stands behind it, and the limit it just outlived must not be reused: it gets the maximum.
-    record.timeoutSeconds = this.policy.maxTimeoutSeconds;
+    recordAdopted(live.record, this.policy.maxTimeoutSeconds);
     this.#armTimeout(live);
-    this.#save(record);
+    this.#save(live.record);
     return null;
   }
 
@@ -136,11 +132,15 @@ export class TaskPool {
     live.endDetail ??= detail ?? null;
     if (this.#scheduler.withdraw(live)) {
       await this.#settle(live, { exitCode: null, signal: null });
-    } else if (live.handle) {
-      try {
-        live.outside.push(...(await live.handle.stop(this.policy.stopGraceMs)).outside);
-      } catch (error) {
-        throw this.#notEnded(live, error);
+    } else {
+      // A start in flight is let finish: what it started is then stopped, not left running unseen.
+      await live.launched;
+      if (live.handle && !live.settling) {
+        try {
+          live.outside.push(...(await live.handle.stop(this.policy.stopGraceMs)).outside);
+        } catch (error) {
+          throw this.#notEnded(live, error);
+        }
       }
     }
     const settled = await live.settled;
@@ -148,12 +148,16 @@ export class TaskPool {
     return { record: settled, wasSettled: false };
   }
 
-  /** Processes that outlived SIGKILL: the row says so and the caller gets the error; the task stays watched. */
+  /** A stop that failed (processes outlived SIGKILL, mostly): the row says so and the caller gets the error; the task stays watched. */
   #notEnded(live: Live, error: unknown): Error {
-    if (!(error instanceof StuckError)) return error as Error;
-    live.record.error = stuckText(error);
-    this.#save(live.record);
-    return new DroverError('conflict', `Task ${live.record.id} did not end: ${error.message}`);
+    const message = error instanceof Error ? error.message : String(error);
+    live.record.error = error instanceof StuckError ? stuckText(error) : `It could not be stopped: ${message}`;
+    try {
+      this.#save(live.record);
+    } catch (saveError) {
+      this.#log(`task ${live.record.id}: ${(saveError as Error).message}`);
+    }
+    return new DroverError('conflict', `Task ${live.record.id} did not end: ${message}`);
   }
 
   /** After a stop: processes that had left the task's container but carried its mark were ended too, and are named. */
@@ -212,17 +216,9 @@ export class TaskPool {
   }
 
   /** Drops settled tasks (and their logs) of a session; running and queued ones stay. */
-  async clearFinished(sessionId: string): Promise<string[]> {
-    const records = this.#index.records(sessionId);
+  clearFinished(sessionId: string): Promise<string[]> {
     const now = this.#now();
-    const removed = [...records.values()].filter((record) => {
-      const status = this.#row(record, now).status;
-      return status !== 'running' && status !== 'queued' && status !== 'orphaned';
-    });
-    this.#repo.deleteMany(removed.map((record) => record.id));
-    this.#index.drop(sessionId, removed.map((record) => record.id));
-    for (const record of removed) await rm(join(record.logPath, '..'), { recursive: true, force: true });
-    return removed.map((record) => record.id);
+    return this.#index.remove(sessionId, (record) => !['running', 'queued', 'orphaned'].includes(this.#row(record, now).status));
   }
 
   /**
@@ -286,7 +282,12 @@ export class TaskPool {
     await Promise.all(this.#scheduler.takeStartable().map((live) => this.#launch(live).finally(() => (live.launching = false))));
   }
 
-  async #launch(live: Live): Promise<void> {
+  #launch(live: Live): Promise<void> {
+    live.launched ??= this.#startRunner(live);
+    return live.launched;
+  }
+
+  async #startRunner(live: Live): Promise<void> {
     const record = live.record;
     const runner = this.#runners[record.kind]!;
     live.log = new TaskLog(record.logPath);
@@ -316,7 +317,10 @@ export class TaskPool {
     recordStart(record, live.handle, this.#now(), this.#bootId);
     this.#armTimeout(live);
     this.#save(record);
-    void live.handle.wait().then((exit) => this.#settle(live, exit));
+    live.handle
+      .wait()
+      .then((exit) => this.#settle(live, exit))
+      .catch((error: unknown) => this.#log(`task ${record.id} could not be recorded as ended: ${(error as Error).message}`));
   }
 
   #armTimeout(live: Live): void {
@@ -331,7 +335,7 @@ export class TaskPool {
           live.outside.push(...report.outside);
           return live.settled.then(() => this.#noteOutside(live));
         })
-        .catch((error: unknown) => this.#notEnded(live, error));
+        .catch((error: unknown) => void this.#notEnded(live, error));
     }, remaining);
     live.timer.unref?.();
   }

@@ -17,6 +17,13 @@ export function recordStart(record: TaskRecord, handle: RunnerHandle, now: numbe
   record.cgroup = handle.cgroup;
 }
 
+/** A foreground run handed to the background: no estimate stands behind it, and the limit it just outlived must not be reused, so it gets the maximum. */
+export function recordAdopted(record: TaskRecord, maxTimeoutSeconds: number): void {
+  record.adopted = true;
+  record.notify = false;
+  record.timeoutSeconds = maxTimeoutSeconds;
+}
+
 export interface TaskEnd {
   exit: RunnerExit;
   /** The task could not start. */

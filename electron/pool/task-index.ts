@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DroverError } from '../../shared/ipc/errors.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
@@ -56,13 +58,17 @@ export class TaskIndex {
     this.#settledRows.delete(id);
   }
 
-  /** Drops records (already deleted from the store). */
-  drop(sessionId: string, ids: readonly string[]): void {
+  /** Deletes the records of a session that `removable` picks, from the store and with their logs; returns their ids. */
+  async remove(sessionId: string, removable: (record: TaskRecord) => boolean): Promise<string[]> {
     const records = this.records(sessionId);
-    for (const id of ids) {
-      records.delete(id);
-      this.#settledRows.delete(id);
+    const removed = [...records.values()].filter(removable);
+    this.#repo.deleteMany(removed.map((record) => record.id));
+    for (const record of removed) {
+      records.delete(record.id);
+      this.#settledRows.delete(record.id);
+      await rm(join(record.logPath, '..'), { recursive: true, force: true });
     }
+    return removed.map((record) => record.id);
   }
 
   /** Forgets a deleted session. */

@@ -1,4 +1,4 @@
-import { accessSync, constants as fsConstants, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -13,8 +13,8 @@ export interface CgroupHierarchy {
   readonly mountRoot: string;
 }
 
-/** How long a freeze may take before members are signalled anyway. */
-const FREEZE_WAIT_MS = 100;
+/** How long a freeze may take before members are signalled anyway (a member in uninterruptible sleep never freezes). */
+const FREEZE_WAIT_MS = 20;
 
 /** The cgroup2 mount of this machine, read from mountinfo; null where there is none. */
 export function findCgroup2(mountinfo?: string): CgroupHierarchy | null {
@@ -56,8 +56,20 @@ export function cgroupOf(pid: number | 'self'): string | null {
   return null;
 }
 
-/** The directory of a cgroup path under this mount, or null when the mount does not show it. */
+/** An absolute path of plain names: no empty, `.` or `..` part that could lead outside where it says. */
+export function isCleanCgroupPath(path: string): boolean {
+  if (path === '/') return true;
+  return path.startsWith('/') && path.slice(1).split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+}
+
+/** Whether `path` is the cgroup this instance makes for this task: `…/drover-<instance>/<task id>`, and nothing else. */
+export function isTaskCgroupPath(path: string, instanceId: string, taskId: string): boolean {
+  return /^[a-z]+_[1-9][0-9]{0,11}$/.test(taskId) && isCleanCgroupPath(path) && path.endsWith(`/drover-${instanceId}/${taskId}`);
+}
+
+/** The directory of a cgroup path under this mount, or null when the mount does not show it (or the path is not plain). */
 export function cgroupDir(hierarchy: CgroupHierarchy, path: string): string | null {
+  if (!isCleanCgroupPath(path)) return null;
   const root = hierarchy.mountRoot === '/' ? '' : hierarchy.mountRoot;
   if (root && path !== root && !path.startsWith(`${root}/`)) return null;
   return join(hierarchy.mount, path.slice(root.length));
@@ -123,14 +135,21 @@ export class Cgroups {
     return dir ? membersBelow(dir) : [];
   }
 
-  /** SIGKILL to everything in the cgroup and below, atomically where the kernel has cgroup.kill (5.14). */
+  /**
+   * SIGKILL to everything in the cgroup and below: atomically where the kernel has cgroup.kill
+   * (5.14), else each member while the cgroup is frozen. (A missing cgroupfs file answers EACCES,
+   * not ENOENT, so its presence is looked up, not inferred from the error.)
+   */
   kill(path: string): void {
     const dir = this.#dir(path);
-    try {
-      writeFileSync(join(dir, 'cgroup.kill'), '1');
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const file = join(dir, 'cgroup.kill');
+    if (existsSync(file)) {
+      try {
+        writeFileSync(file, '1');
+        return;
+      } catch {
+        /* the per-member way below still ends them */
+      }
     }
     this.signal(path, 'SIGKILL');
   }
@@ -141,7 +160,8 @@ export class Cgroups {
    */
   signal(path: string, signal: NodeJS.Signals): number[] {
     const dir = this.#dir(path);
-    const frozen = this.#freeze(dir, true);
+    // SIGCONT only wakes what is there; freezing for it would buy nothing.
+    const frozen = signal !== 'SIGCONT' && this.#freeze(dir, true);
     try {
       const members = membersBelow(dir);
       for (const pid of members) {

@@ -102,7 +102,8 @@ export class JobContainer implements TaskContainer {
     try {
       return this.#os.jobProcessIds(this.#job).length === 0;
     } catch {
-      return true;
+      // Unknown is not empty: settling now would close the job and let its processes run on unrecorded.
+      return false;
     }
   }
 

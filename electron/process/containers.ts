@@ -40,18 +40,26 @@ export interface TaskContainer {
   watchMembers?(report: (members: readonly WindowsMember[]) => void): void;
 }
 
-/** Caches one scan for marked processes, so polling a finished task's last processes stays cheap. */
+/**
+ * Caches one scan for marked processes, so polling a finished task's last processes stays cheap.
+ * A scan that could not run (a `ps` that failed) is "unknown", never "none".
+ */
 class MarkedScan {
   #at = 0;
-  #pids: number[] = [];
+  #pids: number[] | null = [];
   constructor(
     private readonly os: UnixOs,
     private readonly mark: Mark,
   ) {}
 
-  pids(fresh = false): number[] {
+  /** The marked processes, or null when they could not be looked up. */
+  pids(fresh = false): number[] | null {
     if (fresh || Date.now() - this.#at > MARK_SCAN_MS) {
-      this.#pids = this.os.markedProcesses(this.mark.variable).get(this.mark.value) ?? [];
+      try {
+        this.#pids = this.os.markedProcesses(this.mark.variable).get(this.mark.value) ?? [];
+      } catch {
+        this.#pids = null;
+      }
       this.#at = Date.now();
     }
     return this.#pids;
@@ -60,7 +68,7 @@ class MarkedScan {
   /** Signals marked processes outside `inside`, each re-checked right before; returns them. */
   signal(signal: NodeJS.Signals, inside: ReadonlySet<number>): number[] {
     const out: number[] = [];
-    for (const pid of this.pids(true)) {
+    for (const pid of this.pids(true) ?? []) {
       if (inside.has(pid) || this.os.markOf(pid, this.mark.variable) !== this.mark.value) continue;
       if (this.os.signalProcess(pid, signal) === 'ok') out.push(pid);
     }
@@ -77,6 +85,8 @@ export class GroupContainer implements TaskContainer {
   readonly #os: UnixOs;
   readonly #marked: MarkedScan;
   #pgid = 0;
+  /** Once the group has no live member its number is free for reuse: it is never signalled again. */
+  #groupGone = false;
 
   constructor(os: UnixOs, mark: Mark, note: string | null = null) {
     this.#os = os;
@@ -94,40 +104,50 @@ export class GroupContainer implements TaskContainer {
     await attachWithin(() => exited() || this.#os.signalGroup(pid, 0) !== 'missing', 'its own process group');
   }
 
-  /** A group of zombies is over: they wait only for whoever reaps them. */
-  #groupAlive(): boolean {
-    if (this.#pgid <= 1 || this.#os.signalGroup(this.#pgid, 0) === 'missing') return false;
-    try {
-      return this.#os.groupMembers(this.#pgid).length > 0;
-    } catch {
-      return true;
+  /** Live members of the group; a group of zombies is over (they wait only to be reaped). */
+  #groupMembers(): number[] {
+    if (this.#groupGone || this.#pgid <= 1) return [];
+    if (this.#os.signalGroup(this.#pgid, 0) === 'missing') {
+      this.#groupGone = true;
+      return [];
     }
+    let members: number[];
+    try {
+      members = this.#os.groupMembers(this.#pgid);
+    } catch {
+      // Unknown is not empty: the group is looked at again later.
+      return [this.#pgid];
+    }
+    if (members.length === 0) this.#groupGone = true;
+    return members;
   }
 
   isEmpty(): boolean {
-    return !this.#groupAlive() && this.#marked.pids().length === 0;
+    if (this.#groupMembers().length > 0) return false;
+    const marked = this.#marked.pids();
+    return marked !== null && marked.length === 0;
   }
 
   members(): number[] {
-    const inGroup = this.#groupAlive() ? this.#os.groupMembers(this.#pgid) : [];
-    return [...new Set([...inGroup, ...this.#marked.pids(true)])];
+    return [...new Set([...this.#groupMembers(), ...(this.#marked.pids(true) ?? [])])];
   }
 
   terminate(): number[] {
-    if (this.#groupAlive()) {
+    const inside = new Set(this.#groupMembers());
+    if (inside.size > 0) {
       this.#os.signalGroup(this.#pgid, 'SIGTERM');
       // A stopped (SIGSTOP'd) process never acts on SIGTERM until it is continued.
       this.#os.signalGroup(this.#pgid, 'SIGCONT');
     }
-    const inside = new Set(this.#groupAlive() ? this.#os.groupMembers(this.#pgid) : []);
     const outside = this.#marked.signal('SIGTERM', inside);
     for (const pid of outside) this.#os.signalProcess(pid, 'SIGCONT');
     return outside;
   }
 
   kill(): number[] {
-    if (this.#groupAlive()) this.#os.signalGroup(this.#pgid, 'SIGKILL');
-    return this.#marked.signal('SIGKILL', new Set());
+    const inside = new Set(this.#groupMembers());
+    if (inside.size > 0) this.#os.signalGroup(this.#pgid, 'SIGKILL');
+    return this.#marked.signal('SIGKILL', inside);
   }
 
   dispose(): void {}
@@ -166,11 +186,13 @@ export class CgroupContainer implements TaskContainer {
   }
 
   isEmpty(): boolean {
-    return this.#cgroups.populated(this.cgroup) !== true && this.#marked.pids().length === 0;
+    if (this.#cgroups.populated(this.cgroup) === true) return false;
+    const marked = this.#marked.pids();
+    return marked !== null && marked.length === 0;
   }
 
   members(): number[] {
-    return [...new Set([...this.#cgroups.members(this.cgroup), ...this.#marked.pids(true)])];
+    return [...new Set([...this.#cgroups.members(this.cgroup), ...(this.#marked.pids(true) ?? [])])];
   }
 
   terminate(): number[] {

@@ -37,7 +37,7 @@ export function unixInspector(os: UnixOs, instanceId: string, graceMs?: number):
  * Windows. Every call fails closed: a binding that cannot load or a call that fails gives a
  * verdict with the reason (logged once), never an exception out of listing tasks.
  */
-export function windowsInspector(os: WindowsOs, log: (message: string) => void = () => {}): ProcessInspector {
+export function windowsInspector(os: WindowsOs, instanceId: string, log: (message: string) => void = () => {}): ProcessInspector {
   let logged = false;
   const unavailable = (error: unknown): string => {
     const reason = `Windows process checks are unavailable (${(error as Error).message})`;
@@ -63,14 +63,14 @@ export function windowsInspector(os: WindowsOs, log: (message: string) => void =
     },
     probe(identity) {
       try {
-        return probeWindows(identity, os);
+        return probeWindows(identity, os, instanceId);
       } catch (error) {
         return { alive: false, reason: unavailable(error) };
       }
     },
     async reap(identity) {
       try {
-        return reapWindows(identity, os);
+        return reapWindows(identity, os, instanceId);
       } catch (error) {
         return { ended: [], refused: unavailable(error) };
       }
@@ -79,5 +79,5 @@ export function windowsInspector(os: WindowsOs, log: (message: string) => void =
 }
 
 export function currentInspector(instanceId: string, log?: (message: string) => void): ProcessInspector {
-  return process.platform === 'win32' ? windowsInspector(win32Os(), log) : unixInspector(currentUnixOs(), instanceId);
+  return process.platform === 'win32' ? windowsInspector(win32Os(), instanceId, log) : unixInspector(currentUnixOs(), instanceId);
 }

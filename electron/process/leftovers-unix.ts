@@ -1,3 +1,4 @@
+import { isTaskCgroupPath } from './cgroup.js';
 import { LEGACY_MARK_VARIABLE, markInstance, type Mark, type ProcessIdentity, type ReapResult, type Verdict } from './identity.js';
 import { ProbeFailure, type UnixOs } from './unix-os.js';
 
@@ -15,10 +16,20 @@ export interface ProbeContext {
 }
 
 /**
+ * What is provably left of a task: its container (the cgroup, or the process group) and, apart
+ * from it, processes carrying its exact mark. Each part is acted on only when it is proven, so a
+ * proven escapee never lends its proof to a group number that now belongs to someone else.
+ */
+interface Proof {
+  container: Verdict;
+  escapees: number[];
+}
+
+/**
  * Is this task of an earlier run still on this machine, and provably this Drover's?
  *
  * With a cgroup the cgroup is the identity: it is named after this instance and the task, and it
- * exists only while something (its processes, or nothing yet removed) keeps it; no pid is trusted.
+ * exists only while something keeps it; no pid is trusted.
  *
  * Without one, the process group must be proven: the boot is the same; the leader is either
  * present with the recorded start time, or absent with a member carrying the task's exact mark
@@ -26,33 +37,43 @@ export interface ProbeContext {
  * guessed. Processes that left the group but kept the mark count too.
  */
 export function probeUnix(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Verdict {
-  const foreign = foreignMark(identity, context);
-  if (foreign) return { alive: false, reason: foreign };
+  const proof = prove(identity, os, context);
+  if ('refused' in proof) return { alive: false, reason: proof.refused };
+  if (proof.container.alive || proof.escapees.length === 0) return proof.container;
+  return { alive: true };
+}
+
+function prove(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Proof | { refused: string } {
+  const foreign = foreignMark(identity, context.instanceId);
+  if (foreign) return { refused: foreign };
   if (identity.bootId) {
     const boot = os.bootId();
-    if (boot !== null && boot !== identity.bootId) return { alive: false, reason: 'the machine has restarted since' };
+    if (boot !== null && boot !== identity.bootId) return { refused: 'the machine has restarted since' };
   }
   try {
-    const container = identity.cgroup ? probeCgroup(identity, os, context) : probeGroup(identity, os);
-    if (container.alive) return container;
-    return escapees(identity, os, context).length > 0 ? { alive: true } : container;
+    const container = identity.cgroup !== null ? proveCgroup(identity, os, context) : proveGroup(identity, os);
+    const marked = identity.mark ? (context.marked ? context.marked() : os.markedProcesses(identity.mark.variable)) : new Map<string, number[]>();
+    return { container, escapees: identity.mark ? (marked.get(identity.mark.value) ?? []) : [] };
   } catch (error) {
-    if (error instanceof ProbeFailure) return { alive: false, reason: `it could not be checked: ${error.message}` };
+    if (error instanceof ProbeFailure) return { refused: `it could not be checked: ${error.message}` };
     throw error;
   }
 }
 
-function foreignMark(identity: ProcessIdentity, context: ProbeContext): string | null {
-  if (identity.mark === null) return null;
-  const instance = markInstance(identity.mark);
-  if (instance === context.instanceId) return null;
+/** A record of another instance (a copied data folder) never claims processes: they cannot be proven this Drover's. */
+export function foreignMark(identity: ProcessIdentity, instanceId: string): string | null {
+  if (identity.mark === null || markInstance(identity.mark) === instanceId) return null;
   return 'it was recorded by another copy of this data folder, so its processes cannot be proven to be this Drover\'s';
 }
 
-function probeCgroup(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Verdict {
-  const path = identity.cgroup!;
-  // Only a cgroup this instance makes for this task is ever acted on: never a damaged or crafted path.
-  if (!path.endsWith(`/drover-${context.instanceId}/${identity.taskId}`)) return { alive: false, reason: 'its recorded cgroup is not one this Drover made for it' };
+/** Only a cgroup this instance makes for this task is ever acted on: never a damaged or crafted path. */
+function ownCgroup(identity: ProcessIdentity, instanceId: string): string | null {
+  return identity.cgroup !== null && isTaskCgroupPath(identity.cgroup, instanceId, identity.taskId) ? identity.cgroup : null;
+}
+
+function proveCgroup(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Verdict {
+  const path = ownCgroup(identity, context.instanceId);
+  if (!path) return { alive: false, reason: 'its recorded cgroup is not one this Drover made for it' };
   if (!os.cgroups) return { alive: false, reason: 'its cgroup cannot be checked: cgroup v2 is not mounted now' };
   const populated = os.cgroups.populated(path);
   if (populated === null) return { alive: false, reason: 'its cgroup is gone' };
@@ -63,7 +84,7 @@ function probeCgroup(identity: ProcessIdentity, os: UnixOs, context: ProbeContex
   return { alive: true };
 }
 
-function probeGroup(identity: ProcessIdentity, os: UnixOs): Verdict {
+function proveGroup(identity: ProcessIdentity, os: UnixOs): Verdict {
   const pgid = identity.pgid;
   if (!pgid || pgid <= 1) return { alive: false, reason: 'no process group was recorded' };
   if (os.signalGroup(pgid, 0) === 'missing') return { alive: false, reason: 'its process group has ended' };
@@ -87,32 +108,26 @@ function probeGroup(identity: ProcessIdentity, os: UnixOs): Verdict {
   return { alive: false, reason: 'its leader is gone and no process in its group can be proven to carry its mark' };
 }
 
-/** Processes carrying the task's exact mark, wherever they are (never for a legacy mark every Drover shared). */
-function escapees(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): number[] {
-  if (!identity.mark) return [];
-  const marked = context.marked ? context.marked() : os.markedProcesses(identity.mark.variable);
-  return marked.get(identity.mark.value) ?? [];
-}
-
 /**
- * Ends a leftover: what is in its cgroup, or its proven group, with SIGTERM and SIGCONT, then
- * SIGKILL after the grace; then any process elsewhere that carries its exact mark. Anything
- * that cannot be proven is refused and left alone.
+ * Ends a leftover: what is in its proven cgroup or group, with SIGTERM and SIGCONT, then SIGKILL
+ * after the grace; then any process elsewhere that carries its exact mark. A part that cannot be
+ * proven is left alone; when nothing can be, the reap is refused with the reason.
  */
 export async function reapUnix(identity: ProcessIdentity, os: UnixOs, context: ProbeContext, graceMs = REAP_GRACE_MS): Promise<ReapResult> {
-  const verdict = probeUnix(identity, os, context);
-  if (!verdict.alive) return { ended: [], refused: verdict.reason };
+  const proof = prove(identity, os, context);
+  if ('refused' in proof) return { ended: [], refused: proof.refused };
+  if (!proof.container.alive && proof.escapees.length === 0) return { ended: [], refused: proof.container.reason };
   const ended: number[] = [];
-  const cgroups = os.cgroups;
-  if (identity.cgroup && cgroups && identity.cgroup.endsWith(`/drover-${context.instanceId}/${identity.taskId}`)) {
-    const path = identity.cgroup;
-    ended.push(...cgroups.signal(path, 'SIGTERM'));
-    cgroups.signal(path, 'SIGCONT');
-    await waitUntil(() => cgroups.populated(path) !== true, graceMs);
-    if (cgroups.populated(path) === true) cgroups.kill(path);
-    await waitUntil(() => cgroups.populated(path) !== true, KILL_CONFIRM_MS);
-    cgroups.remove(path);
-  } else if (identity.pgid && os.signalGroup(identity.pgid, 0) !== 'missing') {
+  const cgroup = ownCgroup(identity, context.instanceId);
+  if (proof.container.alive && cgroup && os.cgroups) {
+    const cgroups = os.cgroups;
+    ended.push(...cgroups.signal(cgroup, 'SIGTERM'));
+    cgroups.signal(cgroup, 'SIGCONT');
+    await waitUntil(() => cgroups.populated(cgroup) !== true, graceMs);
+    if (cgroups.populated(cgroup) === true) cgroups.kill(cgroup);
+    await waitUntil(() => cgroups.populated(cgroup) !== true, KILL_CONFIRM_MS);
+    cgroups.remove(cgroup);
+  } else if (proof.container.alive && identity.cgroup === null && identity.pgid) {
     const pgid = identity.pgid;
     ended.push(...os.groupMembers(pgid));
     os.signalGroup(pgid, 'SIGTERM');

@@ -1,4 +1,5 @@
 import type { ProcessIdentity, ReapResult, Verdict, WindowsMember } from './identity.js';
+import { foreignMark } from './leftovers-unix.js';
 import { ProbeFailure } from './unix-os.js';
 import type { WinHandle, WindowsOs } from './windows-os.js';
 
@@ -30,7 +31,9 @@ function candidates(identity: ProcessIdentity): WindowsMember[] {
  * exact recorded creation time. Access denied means "it exists but cannot be proven ours", never
  * "it has ended"; a missing identity fails closed.
  */
-export function probeWindows(identity: ProcessIdentity, os: WindowsOs): Verdict {
+export function probeWindows(identity: ProcessIdentity, os: WindowsOs, instanceId: string): Verdict {
+  const foreign = foreignMark(identity, instanceId);
+  if (foreign) return { alive: false, reason: foreign };
   if (!identity.pid || identity.processStart === null) return { alive: false, reason: 'recorded before process identity existed; it cannot be proven' };
   try {
     const proofs = candidates(identity).map((member) => prove(os, member));
@@ -49,8 +52,8 @@ export function probeWindows(identity: ProcessIdentity, os: WindowsOs): Verdict 
  * the descendants proven from them (see endProvenTree), each terminated through a handle held
  * open the whole time so its number cannot be reused in between.
  */
-export function reapWindows(identity: ProcessIdentity, os: WindowsOs): ReapResult {
-  const verdict = probeWindows(identity, os);
+export function reapWindows(identity: ProcessIdentity, os: WindowsOs, instanceId: string): ReapResult {
+  const verdict = probeWindows(identity, os, instanceId);
   if (!verdict.alive) return { ended: [], refused: verdict.reason };
   try {
     return { ended: endProvenTree(os, candidates(identity)), refused: null };

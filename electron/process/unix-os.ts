@@ -188,8 +188,13 @@ export function bsdOs(run: RunTool = runTool): UnixOs {
       .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
       .filter((match): match is RegExpExecArray => match !== null)
       .map((match) => [Number(match[1]), match[2]!]);
-  // `ps -E` appends the environment to the command line; a mark is one `NAME=value` word of it.
-  const markIn = (line: string, variable: string): string | null => new RegExp(`(?:^|\\s)${variable}=(\\S+)`).exec(line)?.[1] ?? null;
+  // `ps -E` appends the environment to the command line. The mark is looked for only in what follows
+  // the arguments (read apart), so a command that merely mentions a mark is never taken for marked.
+  const markIn = (environment: string, variable: string): string | null => new RegExp(`(?:^|\\s)${variable}=(\\S+)`).exec(environment)?.[1] ?? null;
+  const environmentOf = (args: string, withEnvironment: string): string | null => {
+    const [own, all] = [args.trimEnd(), withEnvironment.trimEnd()];
+    return all.startsWith(own) ? all.slice(own.length) : null;
+  };
   return {
     signalGroup: (pgid, sig) => signal(-checkedTarget(pgid), sig),
     signalProcess: (pid, sig) => signal(checkedTarget(pid), sig),
@@ -206,19 +211,25 @@ export function bsdOs(run: RunTool = runTool): UnixOs {
         })
         .map(([pid]) => pid),
     markOf: (pid, variable) => {
-      let line: string | null;
+      let args: string | null;
+      let withEnvironment: string | null;
       try {
-        line = ps(['-E', '-ww', '-o', 'command=', '-p', String(pid)]);
+        args = ps(['-ww', '-o', 'command=', '-p', String(pid)]);
+        withEnvironment = ps(['-E', '-ww', '-o', 'command=', '-p', String(pid)]);
       } catch {
         return 'unreadable';
       }
-      return line === null ? 'unreadable' : markIn(line, variable);
+      const environment = args !== null && withEnvironment !== null ? environmentOf(args, withEnvironment) : null;
+      return environment === null ? 'unreadable' : markIn(environment, variable);
     },
     markedProcesses: (variable) => {
+      const args = new Map(table(['-A', '-ww', '-o', 'pid=,command=']));
       const found = new Map<string, number[]>();
       for (const [pid, line] of table(['-A', '-E', '-ww', '-o', 'pid=,command='])) {
-        if (pid === process.pid) continue;
-        const value = markIn(line, variable);
+        const own = args.get(pid);
+        if (pid === process.pid || own === undefined) continue;
+        const environment = environmentOf(own, line);
+        const value = environment === null ? null : markIn(environment, variable);
         if (value) found.set(value, [...(found.get(value) ?? []), pid]);
       }
       return found;

@@ -45,7 +45,9 @@ const ERROR_ACCESS_DENIED = 5;
 const ERROR_INVALID_PARAMETER = 87;
 const TH32CS_SNAPPROCESS = 0x2;
 const JOB_OBJECT_BASIC_PROCESS_ID_LIST = 3;
-const JOB_LIST_CAPACITY = 4096;
+const ERROR_MORE_DATA = 234;
+/** Room for this many process ids at first; a larger job gets a buffer of the size it reports. */
+const JOB_LIST_CAPACITY = 1024;
 
 /** BOOL is a 32-bit int in Win32: declared as such, and compared with 0, never taken as a JS boolean. */
 interface Kernel32 {
@@ -196,11 +198,17 @@ export function win32Os(): WindowsOs {
       }
     },
     jobProcessIds(job) {
-      // JOBOBJECT_BASIC_PROCESS_ID_LIST: two DWORD counts, then ULONG_PTR ids (aligned to a pointer).
+      // JOBOBJECT_BASIC_PROCESS_ID_LIST: two DWORD counts (assigned, listed), then ULONG_PTR ids (aligned to a pointer).
       const header = 8;
-      const buffer = Buffer.alloc(header + JOB_LIST_CAPACITY * pointerSize);
-      if (bind().QueryInformationJobObject(job, JOB_OBJECT_BASIC_PROCESS_ID_LIST, buffer, buffer.length, null) === 0) {
-        throw new ProbeFailure(`QueryInformationJobObject failed with error ${bind().GetLastError()}`);
+      const api = bind();
+      let capacity = JOB_LIST_CAPACITY;
+      let buffer = Buffer.alloc(header + capacity * pointerSize);
+      for (let attempt = 0; api.QueryInformationJobObject(job, JOB_OBJECT_BASIC_PROCESS_ID_LIST, buffer, buffer.length, null) === 0; attempt++) {
+        const error = api.GetLastError();
+        if (error !== ERROR_MORE_DATA || attempt >= 3) throw new ProbeFailure(`QueryInformationJobObject failed with error ${error}`);
+        // The job grew past the buffer: make room for what it says it holds, and some.
+        capacity = Math.max(capacity * 2, buffer.readUInt32LE(0) + 64);
+        buffer = Buffer.alloc(header + capacity * pointerSize);
       }
       const count = buffer.readUInt32LE(4);
       const ids: number[] = [];

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { TaskKindSchema } from '../../shared/schemas/task.js';
+import { TaskIdSchema, TaskKindSchema } from '../../shared/schemas/task.js';
 import { CONTAINMENTS } from '../process/identity.js';
 import type { TaskRecord } from '../pool/task-record.js';
 import { parseRow } from './rows.js';
@@ -8,7 +8,8 @@ import { parseRow } from './rows.js';
 const StoredStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped']);
 const int = z.number().int();
 const TaskRowSchema = z.object({
-  id: z.string(),
+  // A damaged id is never used to name a log folder or a cgroup: the row is reported instead.
+  id: TaskIdSchema,
   seq: int,
   session_id: z.string(),
   kind: TaskKindSchema,

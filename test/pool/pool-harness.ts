@@ -11,6 +11,7 @@ import { unixContainers, type ContainerFactory } from '../../electron/process/co
 import { currentUnixOs } from '../../electron/process/unix-os.js';
 import { randomId } from '../../electron/core/ids.js';
 import type { PoolPolicy } from '../../electron/pool/policy.js';
+import type { Runner } from '../../electron/pool/runner.js';
 import { tempDir } from '../helpers.js';
 
 export interface Harness {
@@ -29,6 +30,8 @@ export interface HarnessOptions {
   containment?: 'auto' | 'group';
   /** Lines the runner logs. */
   log?: (message: string) => void;
+  /** Wraps the real runner (to slow its start, say). */
+  wrapRunner?: (runner: Runner) => Runner;
 }
 
 /** A real pool on a real database and real processes; only the folder is temporary. */
@@ -41,12 +44,13 @@ export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir(), 
   const os = currentUnixOs();
   const inspector = currentInspector(instanceId);
   const containers = unixContainers({ instanceId, os, mode: options.containment ?? 'auto' });
-  const runner = new CommandRunner({
+  const commandRunner = new CommandRunner({
     containers,
     identify: (pid) => inspector.identify(pid).processStart,
     processState: (pid) => os.processState(pid),
     ...(options.log ? { log: options.log } : {}),
   });
+  const runner = options.wrapRunner ? options.wrapRunner(commandRunner) : commandRunner;
   const open = (runId: string, extra: Partial<PoolPolicy> = {}) =>
     new TaskPool({
       repo: new TasksRepo(db),

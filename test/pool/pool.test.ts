@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { logText, makePool, pidAlive, type Harness } from './pool-harness.js';
 import { until } from '../helpers.js';
+import type { Runner } from '../../electron/pool/runner.js';
 
 const open: Harness[] = [];
 function harness(...args: Parameters<typeof makePool>): Harness {
@@ -263,6 +264,33 @@ describe('task pool with real processes', () => {
     expect(pool.adopt(fg.id)).toBe('this session is at its limit (1 of 1 background tasks running)');
     await pool.stop(sessionId, fg.id, 'refused', 'the pool is full');
     await pool.stop(sessionId, bg.id);
+  });
+
+  it('a stop that comes while a task is still starting ends what started, and drain never hangs on it', async () => {
+    let started = 0;
+    const slow = (runner: Runner): Runner => ({
+      start: async (spec, listener) => {
+        started++;
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return runner.start(spec, listener);
+      },
+    });
+    const { pool, sessionId } = harness({}, undefined, { wrapRunner: slow });
+    const starting = pool.start({ sessionId, command: 'exec sleep 600', cwd });
+    await until(() => started === 1, 'the start to begin');
+    const [record] = pool.list(sessionId);
+    const stopped = pool.stop(sessionId, record!.id);
+    await starting;
+    const { record: settled } = await stopped;
+    expect(settled.status).toBe('stopped');
+    expect(pidAlive(settled.pid!)).toBe(false);
+    const another = pool.start({ sessionId, command: 'exec sleep 600', cwd });
+    await until(() => started === 2, 'the second start to begin');
+    await pool.drain();
+    const row = pool.list(sessionId).at(-1)!;
+    expect(row.status).toBe('stopped');
+    expect(pidAlive(row.pid!)).toBe(false);
+    await another;
   });
 
   it('drain stops everything and takes nothing new', async () => {

@@ -80,6 +80,7 @@ export class FakeUnix implements UnixOs {
   }
 
   markedProcesses(variable: string): Map<string, number[]> {
+    if (this.broken) throw new ProbeFailure(this.broken);
     const found = new Map<string, number[]>();
     for (const p of this.processes.values()) {
       const value = p.env === 'unreadable' ? undefined : p.env[variable];

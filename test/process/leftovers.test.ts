@@ -108,6 +108,17 @@ describe('unix probe, process-group fallback', () => {
     expect([...os.processes.keys()].sort()).toEqual([710, 800]);
   });
 
+  it('ends a marked escapee without lending its proof to a group number that now belongs to someone else', async () => {
+    const os = new FakeUnix()
+      .add({ pid: 700, pgid: 700, start: '1100', env: env(INSTANCE, 'bg_7') })
+      .add({ pid: 500, pgid: 500, start: '9999', env: {} })
+      .add({ pid: 501, pgid: 500, start: '9999', env: {} });
+    expect(probeUnix(ours, os, context)).toEqual({ alive: true });
+    expect(await reapUnix(ours, os, context, 20)).toEqual({ ended: [700], refused: null });
+    expect(os.signals.filter((signal) => signal.startsWith('-500'))).toEqual([]);
+    expect([...os.processes.keys()].sort()).toEqual([500, 501]);
+  });
+
   it('finds a leftover whose group ended but whose daemon kept the mark, and ends it', async () => {
     const os = new FakeUnix().add({ pid: 700, pgid: 700, start: '1100', env: env(INSTANCE, 'bg_7') });
     expect(probeUnix(ours, os, context)).toEqual({ alive: true });
@@ -147,7 +158,16 @@ describe('unix probe, cgroup identity', () => {
   });
 
   it('never acts on a recorded cgroup this instance did not make for the task (a damaged or crafted row)', async () => {
-    for (const path of ['/', '/user.slice', '/drover-bbbbbbbbbbbb/bg_7', '/drover-aaaaaaaaaaaa/bg_8']) {
+    for (const path of [
+      '/',
+      '/user.slice',
+      '/drover-bbbbbbbbbbbb/bg_7',
+      '/drover-aaaaaaaaaaaa/bg_8',
+      '/../../tmp/evil/drover-aaaaaaaaaaaa/bg_7',
+      '/user.slice/../drover-aaaaaaaaaaaa/bg_7/../..',
+      '/user.slice//drover-aaaaaaaaaaaa/bg_7',
+      '/user.slice/./drover-aaaaaaaaaaaa/bg_7',
+    ]) {
       const os = new FakeUnix({ cgroups: true }).add({ pid: 600, pgid: 600, start: '1', env: {}, cgroup: path });
       const crafted = { ...withCgroup, cgroup: path };
       expect(probeUnix(crafted, os, context), path).toMatchObject({ alive: false, reason: expect.stringMatching(/not one this Drover made/) });
@@ -158,6 +178,16 @@ describe('unix probe, cgroup identity', () => {
 
   it('refuses when cgroup v2 is not mounted now', () => {
     expect(probeUnix(withCgroup, new FakeUnix(), context)).toMatchObject({ alive: false, reason: expect.stringMatching(/not mounted/) });
+  });
+});
+
+describe('unix probe, crafted task ids', () => {
+  it('never acts on a cgroup derived from an id that is not a task id', async () => {
+    const crafted: ProcessIdentity = { ...ours, taskId: '..', cgroup: '/user.slice/drover-aaaaaaaaaaaa/..', mark: markFor(INSTANCE, '..') };
+    const os = new FakeUnix({ cgroups: true }).add({ pid: 600, pgid: 600, start: '1', env: {}, cgroup: '/user.slice' });
+    expect(probeUnix(crafted, os, context)).toMatchObject({ alive: false });
+    expect(await reapUnix(crafted, os, context, 20)).toMatchObject({ ended: [] });
+    expect(os.signals).toEqual([]);
   });
 });
 
@@ -191,6 +221,17 @@ describe('macOS tools', () => {
       else process.env[key] = value;
     }
     expect(recorded).toBe('Mon Nov 30 10:00:00 2026');
+  });
+
+  it('looks for a mark only in the environment, never in the arguments that mention it', () => {
+    const tools = new FakeMacTools();
+    const variable = markFor(INSTANCE, 'bg_7').variable;
+    tools.processes.set(600, { pgid: 600, started, command: `grep ${variable}=bg_7 notes.txt`, env: { HOME: '/Users/p' } });
+    tools.processes.set(601, { pgid: 601, started, command: 'sleep 600', env: env(INSTANCE, 'bg_7') });
+    const os = bsdOs(tools.run);
+    expect(os.markOf(600, variable)).toBeNull();
+    expect(os.markOf(601, variable)).toBe('bg_7');
+    expect(os.markedProcesses(variable)).toEqual(new Map([['bg_7', [601]]]));
   });
 
   it('uses the per-boot session UUID as the boot id', () => {
@@ -232,8 +273,8 @@ describe('windows probe and reap', () => {
 
   it('finds a running process with the recorded creation time, repeatably, asking only for query rights', () => {
     const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1 });
-    expect(probeWindows(identity, os)).toEqual({ alive: true });
-    expect(probeWindows(identity, os)).toEqual({ alive: true });
+    expect(probeWindows(identity, os, INSTANCE)).toEqual({ alive: true });
+    expect(probeWindows(identity, os, INSTANCE)).toEqual({ alive: true });
     expect(os.openHandles.get(4000)).toBe(0);
     expect(os.rights).toEqual(['query', 'query']);
   });
@@ -241,28 +282,28 @@ describe('windows probe and reap', () => {
   it('does not take a killed process whose handle is still held for alive', () => {
     const os = new FakeWindows().add({ pid: 4000, created, exited: true, parentPid: 1 });
     os.openHandles.set(4000, 1);
-    expect(probeWindows(identity, os)).toMatchObject({ alive: false });
+    expect(probeWindows(identity, os, INSTANCE)).toMatchObject({ alive: false });
   });
 
   it('reads "access denied" as "running, not provably ours", never as "ended", and ends nothing', () => {
     const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1, protected: true });
-    expect(probeWindows(identity, os)).toMatchObject({ alive: false, reason: expect.stringMatching(/denies/) });
-    expect(reapWindows(identity, os)).toMatchObject({ ended: [] });
+    expect(probeWindows(identity, os, INSTANCE)).toMatchObject({ alive: false, reason: expect.stringMatching(/denies/) });
+    expect(reapWindows(identity, os, INSTANCE)).toMatchObject({ ended: [] });
     expect(os.terminated).toEqual([]);
   });
 
   it('refuses a creation time the record does not describe, and ends nothing', () => {
     const os = new FakeWindows().add({ pid: 4000, created: '133999999999999999', exited: false, parentPid: 1 });
-    expect(probeWindows(identity, os)).toMatchObject({ alive: false, reason: expect.stringMatching(/another process/) });
-    expect(reapWindows(identity, os)).toMatchObject({ ended: [], refused: expect.stringMatching(/another process/) });
+    expect(probeWindows(identity, os, INSTANCE)).toMatchObject({ alive: false, reason: expect.stringMatching(/another process/) });
+    expect(reapWindows(identity, os, INSTANCE)).toMatchObject({ ended: [], refused: expect.stringMatching(/another process/) });
     expect(os.terminated).toEqual([]);
   });
 
   it('leaves a legacy record without identity alone', () => {
     const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1 });
     const legacy = { ...identity, processStart: null };
-    expect(probeWindows(legacy, os)).toMatchObject({ alive: false, reason: expect.stringMatching(/cannot be proven/) });
-    expect(reapWindows(legacy, os)).toMatchObject({ refused: expect.stringMatching(/cannot be proven/) });
+    expect(probeWindows(legacy, os, INSTANCE)).toMatchObject({ alive: false, reason: expect.stringMatching(/cannot be proven/) });
+    expect(reapWindows(legacy, os, INSTANCE)).toMatchObject({ refused: expect.stringMatching(/cannot be proven/) });
     expect(os.terminated).toEqual([]);
   });
 
@@ -274,8 +315,8 @@ describe('windows probe and reap', () => {
     os.spawn(4200, 4100);
     shell.exited = true;
     const recorded: ProcessIdentity = { ...identity, processStart: shell.created, members: [{ pid: 4100, created: server.created }] };
-    expect(probeWindows(recorded, os)).toEqual({ alive: true });
-    expect(reapWindows(recorded, os)).toEqual({ ended: [4100, 4200], refused: null });
+    expect(probeWindows(recorded, os, INSTANCE)).toEqual({ alive: true });
+    expect(reapWindows(recorded, os, INSTANCE)).toEqual({ ended: [4100, 4200], refused: null });
     expect(os.terminated.sort()).toEqual([4100, 4200]);
   });
 
@@ -291,9 +332,17 @@ describe('windows probe and reap', () => {
     expect(child.exited).toBe(true);
   });
 
+  it('never claims a record of another copy of this data folder', () => {
+    const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1 });
+    const copied = { ...identity, mark: markFor(OTHER, 'bg_3') };
+    expect(probeWindows(copied, os, INSTANCE)).toMatchObject({ alive: false, reason: expect.stringMatching(/another copy/) });
+    expect(reapWindows(copied, os, INSTANCE)).toMatchObject({ ended: [] });
+    expect(os.terminated).toEqual([]);
+  });
+
   it('fails closed, with a logged reason, when kernel32 cannot be bound: listing never throws', async () => {
     const logged: string[] = [];
-    const inspector = windowsInspector(brokenWindows(), (line) => logged.push(line));
+    const inspector = windowsInspector(brokenWindows(), INSTANCE, (line) => logged.push(line));
     expect(inspector.probe(identity)).toMatchObject({ alive: false, reason: expect.stringMatching(/unavailable \(koffi could not load kernel32.dll\)/) });
     expect(inspector.identify(4000)).toEqual({ processStart: null, bootId: null });
     expect(await inspector.reap(identity)).toMatchObject({ ended: [], refused: expect.stringMatching(/unavailable/) });

@@ -9,6 +9,7 @@ import { markFor, type ProcessIdentity } from '../../electron/process/identity.j
 import { win32Os } from '../../electron/process/windows-os.js';
 import { CommandRunner } from '../../electron/pool/command-runner.js';
 
+const INSTANCE = 'win000000000';
 const children: ReturnType<typeof spawn>[] = [];
 afterEach(() => children.splice(0).forEach((child) => child.kill()));
 
@@ -31,15 +32,15 @@ const identityOf = (pid: number, processStart: string | null, taskId = 'bg_1'): 
 
 describe('Windows process identity (real Win32 through koffi)', () => {
   const os = win32Os();
-  const inspector = windowsInspector(os);
+  const inspector = windowsInspector(os, INSTANCE);
 
   it('records a creation time, finds the running process, and probes repeatably', () => {
     const child = longRunning();
     const { processStart } = inspector.identify(child.pid!);
     expect(processStart).toMatch(/^\d{15,}$/);
     const identity = identityOf(child.pid!, processStart);
-    expect(probeWindows(identity, os)).toEqual({ alive: true });
-    expect(probeWindows(identity, os)).toEqual({ alive: true });
+    expect(probeWindows(identity, os, INSTANCE)).toEqual({ alive: true });
+    expect(probeWindows(identity, os, INSTANCE)).toEqual({ alive: true });
   });
 
   it('reports a killed process whose handle is still open as not alive', async () => {
@@ -50,7 +51,7 @@ describe('Windows process identity (real Win32 through koffi)', () => {
     child.kill();
     await new Promise((resolve) => child.once('exit', resolve));
     try {
-      expect(probeWindows(identityOf(child.pid!, processStart, 'bg_2'), os)).toMatchObject({ alive: false });
+      expect(probeWindows(identityOf(child.pid!, processStart, 'bg_2'), os, INSTANCE)).toMatchObject({ alive: false });
     } finally {
       os.close(held);
     }
@@ -65,11 +66,11 @@ describe('Windows process identity (real Win32 through koffi)', () => {
   it('refuses a creation time the record does not describe and ends nothing; ends the right one', async () => {
     const child = longRunning();
     const wrong = identityOf(child.pid!, '1', 'bg_3');
-    expect(reapWindows(wrong, os)).toMatchObject({ ended: [], refused: expect.any(String) });
+    expect(reapWindows(wrong, os, INSTANCE)).toMatchObject({ ended: [], refused: expect.any(String) });
     expect(child.exitCode).toBeNull();
     const right = { ...wrong, processStart: inspector.identify(child.pid!).processStart };
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    expect(reapWindows(right, os)).toMatchObject({ refused: null });
+    expect(reapWindows(right, os, INSTANCE)).toMatchObject({ refused: null });
     await exited;
   });
 

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { GroupContainer } from '../../electron/process/containers.js';
+import { markFor } from '../../electron/process/identity.js';
+import { FakeUnix } from './fake-os.js';
+
+const mark = markFor('aaaaaaaaaaaa', 'bg_1');
+
+describe('the process-group fallback (fake process table)', () => {
+  it('never signals its group number again once the group has gone, even while an escapee keeps the task', async () => {
+    const os = new FakeUnix()
+      .add({ pid: 500, pgid: 500, start: '1', env: { [mark.variable]: 'bg_1' } })
+      .add({ pid: 700, pgid: 700, start: '2', env: { [mark.variable]: 'bg_1' } });
+    const container = new GroupContainer(os, mark);
+    await container.attach(500, () => false);
+    os.processes.delete(500);
+    expect(container.isEmpty()).toBe(false);
+    // The number is free; another program now leads a group with it.
+    os.add({ pid: 500, pgid: 500, start: '99', env: {} });
+    expect(container.terminate()).toEqual([700]);
+    container.kill();
+    expect(os.signals.filter((signal) => signal.startsWith('-500'))).toEqual([]);
+    expect(os.processes.has(500)).toBe(true);
+  });
+
+  it('takes a scan that could not run for "not empty", and a stop still signals what it can', async () => {
+    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1', env: { [mark.variable]: 'bg_1' }, stubborn: true });
+    const container = new GroupContainer(os, mark);
+    await container.attach(500, () => false);
+    os.broken = '/bin/ps could not fork';
+    expect(container.isEmpty()).toBe(false);
+    expect(() => container.terminate()).not.toThrow();
+    expect(() => container.kill()).not.toThrow();
+    expect(os.signals).toContain('-500:SIGKILL');
+  });
+});
