@@ -18,7 +18,6 @@ import { readableOutput } from './readable-output.js';
 import { type EndReason, type PoolListener, type PoolOptions, type ReapReport, type StartRequest } from './pool-types.js';
 
 export type { PoolListener, PoolOptions, ReapReport, StartRequest } from './pool-types.js';
-export { OUTPUT_EVENT_INTERVAL_MS } from './live-task.js';
 
 /**
  * The task pool of one app run. Foreground and background work share one path: a record,
@@ -68,10 +67,6 @@ export class TaskPool {
   /** Background tasks of this run now running (the caps count these), in one session or in all. */
   runningCount(sessionId?: string): number {
     return this.#scheduler.runningCount(sessionId);
-  }
-
-  get runningBackgroundCount(): number {
-    return this.runningCount();
   }
 
   /** Starts a background task, or queues it behind the cap. A task that cannot start settles as failed with the reason. */
@@ -152,11 +147,7 @@ export class TaskPool {
   #notEnded(live: Live, error: unknown): Error {
     const message = error instanceof Error ? error.message : String(error);
     live.record.error = error instanceof StuckError ? stuckText(error) : `It could not be stopped: ${message}`;
-    try {
-      this.#save(live.record);
-    } catch (saveError) {
-      this.#log(`task ${live.record.id}: ${(saveError as Error).message}`);
-    }
+    this.#saveQuietly(live.record);
     return new DroverError('conflict', `Task ${live.record.id} did not end: ${message}`);
   }
 
@@ -304,7 +295,7 @@ export class TaskPool {
           },
           members: (members) => {
             record.members = [...members];
-            this.#save(record);
+            this.#saveQuietly(record);
           },
         },
       );
@@ -373,6 +364,15 @@ export class TaskPool {
     this.#index.changed(record.id);
     this.#repo.update(record);
     this.#emit(record);
+  }
+
+  /** Saves where no caller can be told of a failure: it is logged. */
+  #saveQuietly(record: TaskRecord): void {
+    try {
+      this.#save(record);
+    } catch (error) {
+      this.#log(`task ${record.id} could not be saved: ${(error as Error).message}`);
+    }
   }
 
   #emit(record: TaskRecord): void {

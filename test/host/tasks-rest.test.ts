@@ -107,7 +107,7 @@ describe('background tasks over REST', () => {
     const pid = task.body.pid as number;
     expect((await call('DELETE', `/sessions/${session}`)).status).toBe(200);
     expect(pidAlive(pid)).toBe(false);
-    expect(services.pool.runningBackgroundCount).toBe(0);
+    expect(services.pool.runningCount()).toBe(0);
   });
 });
 

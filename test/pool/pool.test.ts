@@ -111,7 +111,7 @@ describe('task pool with real processes', () => {
     expect(third!.status).toBe('succeeded');
     expect(fourth!.status).toBe('succeeded');
     expect(third!.startedAt!).toBeLessThanOrEqual(fourth!.startedAt!);
-    expect(pool.runningBackgroundCount).toBe(0);
+    expect(pool.runningCount()).toBe(0);
   });
 
   it('caps each session on its own: a full session never queues another session\'s work', async () => {
@@ -250,7 +250,7 @@ describe('task pool with real processes', () => {
     expect(pool.adopt(task.id)).toBeNull();
     const row = pool.row(sessionId, task.id);
     expect(row).toMatchObject({ adopted: true, foreground: true, timeoutSeconds: 3600, notifyOnFinish: false, status: 'running' });
-    expect(pool.runningBackgroundCount).toBe(1);
+    expect(pool.runningCount()).toBe(1);
     expect(row.elapsedSeconds).toBeGreaterThanOrEqual(0.2);
     const done = await pool.waitFor(task.id, 5_000);
     expect(done!.status).toBe('succeeded');
