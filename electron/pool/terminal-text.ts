@@ -29,10 +29,14 @@ export async function renderTerminalText(bytes: Uint8Array, options: { cols?: nu
     rows: TERMINAL_ROWS,
     scrollback: rowsNeeded + TERMINAL_ROWS,
     allowProposedApi: true,
-    convertEol: false,
+    // Logs hold the program's own LF line ends (the terminal's CR LF translation is off); a bare LF
+    // still starts a new line, as it does on the terminal the program thought it had.
+    convertEol: true,
   });
   try {
-    await new Promise<void>((resolve) => terminal.write(input, resolve));
+    // Bytes that are not UTF-8 show as U+FFFD rather than vanishing.
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(input);
+    await new Promise<void>((resolve) => terminal.write(text, resolve));
     const buffer = terminal.buffer.active;
     const lines: string[] = [];
     for (let i = 0; i < buffer.length; i++) {

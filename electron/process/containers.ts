@@ -95,7 +95,7 @@ export class GroupContainer implements TaskContainer {
   }
 
   wrap(file: string, args: readonly string[]): { file: string; args: string[] } {
-    return { file, args: [...args] };
+    return unixLaunch('', 'drover-task', file, args);
   }
 
   async attach(pid: number, exited: () => boolean): Promise<void> {
@@ -158,7 +158,18 @@ export class GroupContainer implements TaskContainer {
  * cgroup.procs and then execs the real shell, so the command and everything it starts are born
  * inside. Nothing is interpolated into the script; the paths and the command are arguments.
  */
-export const ENTER_CGROUP_SCRIPT = 'echo $$ > "$0" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; exec "$@"';
+export const ENTER_CGROUP_SCRIPT = 'echo $$ > "$0" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; ';
+
+/**
+ * Every unix task starts through one `sh` stage that (after entering its container, where it
+ * has one) turns off the terminal's LF → CR LF output translation, so the log holds exactly the
+ * bytes the program wrote, and then execs the shell under the same pid.
+ */
+export const RAW_OUTPUT_SCRIPT = 'stty -onlcr 2>/dev/null; exec "$@"';
+
+function unixLaunch(enter: string, arg0: string, file: string, args: readonly string[]): { file: string; args: string[] } {
+  return { file: '/bin/sh', args: ['-c', `${enter}${RAW_OUTPUT_SCRIPT}`, arg0, file, ...args] };
+}
 
 /** A cgroup of the task's own: neither setsid, double forks, set -m nor an unset mark leaves it. */
 export class CgroupContainer implements TaskContainer {
@@ -178,7 +189,7 @@ export class CgroupContainer implements TaskContainer {
 
   wrap(file: string, args: readonly string[]): { file: string; args: string[] } {
     const dir = cgroupDir(this.#cgroups.hierarchy, this.cgroup)!;
-    return { file: '/bin/sh', args: ['-c', ENTER_CGROUP_SCRIPT, join(dir, 'cgroup.procs'), file, ...args] };
+    return unixLaunch(ENTER_CGROUP_SCRIPT, join(dir, 'cgroup.procs'), file, args);
   }
 
   async attach(pid: number, exited: () => boolean): Promise<void> {

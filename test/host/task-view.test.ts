@@ -26,10 +26,10 @@ describe('what a task view needs', () => {
     const task = await call<{ id: string }>('startTask', { command: "printf '\\033[31mred\\033[0m\\n'; sleep 0.3; printf 'more\\n'" });
     await services.pool.waitFor(task.id, 5_000);
     const all = await call<{ data: string; fromByte: number; toByte: number; truncated: boolean }>('readTaskLog', { taskId: task.id });
-    expect(all.data).toBe('\x1b[31mred\x1b[0m\r\nmore\r\n');
+    expect(all.data).toBe('\x1b[31mred\x1b[0m\nmore\n');
     expect(all).toMatchObject({ fromByte: 0, truncated: false });
-    const tail = await call<{ data: string; fromByte: number }>('readTaskLog', { taskId: task.id, fromByte: all.toByte - 6 });
-    expect(tail).toMatchObject({ data: 'more\r\n', fromByte: all.toByte - 6 });
+    const tail = await call<{ data: string; fromByte: number }>('readTaskLog', { taskId: task.id, fromByte: all.toByte - 5 });
+    expect(tail).toMatchObject({ data: 'more\n', fromByte: all.toByte - 5 });
     void session;
   });
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -30,7 +31,7 @@ describe('task pool with real processes', () => {
     expect(done).toMatchObject({ status: 'succeeded', exitCode: 0, signal: null });
     const output = await pool.output(sessionId, started.id);
     expect(output.text).toBe(`one\ntwo\n${started.id} xterm-256color cat`);
-    expect(readFileSync(started.logPath, 'utf8')).toContain('one\r\ntwo\r\n');
+    expect(readFileSync(started.logPath, 'utf8')).toContain('one\ntwo\n');
     expect(started.logPath).toContain(`/sessions/${sessionId}/background/${started.id}/output.log`);
   });
 
@@ -159,6 +160,23 @@ describe('task pool with real processes', () => {
     await expect(pool.stop(sessionId, 'bg_999')).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  it('keeps the program\'s bytes in the log: LF stays LF, CR LF stays CR LF, and grep sees line ends', async () => {
+    const { pool, sessionId } = harness();
+    const task = await pool.start({ sessionId, command: "printf 'ax\\nbx\\r\\ncx'", cwd });
+    await pool.waitFor(task.id, 10_000);
+    expect(readFileSync(task.logPath)).toEqual(Buffer.from('ax\nbx\r\ncx'));
+    // "ax" and "cx" end in x; "bx" is followed by the CR the program wrote.
+    expect(execFileSync('grep', ['-c', 'x$', task.logPath], { encoding: 'utf8' }).trim()).toBe('2');
+    expect((await pool.output(sessionId, task.id)).text).toBe('ax\nbx\ncx');
+  });
+
+  it('shows bytes that are not UTF-8 as U+FFFD when read', async () => {
+    const { pool, sessionId } = harness();
+    const task = await pool.start({ sessionId, command: "printf 'bad \\377\\376 bytes\\n'", cwd });
+    await pool.waitFor(task.id, 10_000);
+    expect((await pool.output(sessionId, task.id)).text).toBe('bad \uFFFD\uFFFD bytes');
+  });
+
   it('resolves escape sequences split across writes and progress redraws when read', async () => {
     const { pool, sessionId } = harness();
     const task = await pool.start({
@@ -180,8 +198,8 @@ describe('task pool with real processes', () => {
     const done = await pool.waitFor(task.id, 120_000);
     clearInterval(sampler);
     expect(done!.status).toBe('succeeded');
-    // fold adds a newline after every 99 bytes; the terminal turns each into CR LF. Not one byte is lost.
-    expect(statSync(task.logPath).size).toBe(52_428_800 + 2 * Math.floor(52_428_800 / 99));
+    // fold adds a newline after every 99 bytes, and the log keeps each as the LF it is. Not one byte is lost.
+    expect(statSync(task.logPath).size).toBe(52_428_800 + Math.floor(52_428_800 / 99));
     expect(peak).toBeLessThan(64 * 1024 * 1024);
     const output = await pool.output(sessionId, task.id, 3);
     expect(output.truncated).toBe(true);
@@ -193,8 +211,8 @@ describe('task pool with real processes', () => {
     const tasks = await Promise.all(Array.from({ length: 20 }, () => pool.start({ sessionId, command: 'seq 1 3000', cwd })));
     for (const task of tasks) {
       await pool.waitFor(task.id, 10_000);
-      // 3000 lines, each ending in CR LF on the terminal.
-      expect(statSync(task.logPath).size, task.id).toBe(16_893);
+      // 3000 lines, each ending in the LF seq wrote.
+      expect(statSync(task.logPath).size, task.id).toBe(13_893);
     }
   });
 
