@@ -24,7 +24,12 @@ export interface AgentDeps {
   model: () => { model: LanguageModel; streaming: boolean } | null;
   cwd: () => string;
   /** The permission gate for the model's commands. */
-  permit: (request: { sessionId: string; command: string; cwd: string; background: boolean }, signal: AbortSignal) => Promise<{ allowed: boolean; reason: string }>;
+  /** `onAsk` is called when no rule covers the command and the person is asked. */
+  permit: (
+    request: { sessionId: string; command: string; cwd: string; background: boolean },
+    signal: AbortSignal,
+    onAsk?: () => void,
+  ) => Promise<{ allowed: boolean; reason: string; rejected?: boolean }>;
   log?: (message: string) => void;
 }
 
@@ -172,9 +177,17 @@ export class AgentService {
               signal: turn.controller.signal,
               // The row follows the task live from the moment it starts, not only when the call returns.
               onTask: (taskId) => writer.attachTask(row, taskId),
-              permit: (command, cwd, background) => this.#deps.permit({ sessionId, command, cwd, background }, turn.controller.signal),
+              permit: async (command, cwd, background) => {
+                let asked = false;
+                const result = await this.#deps.permit({ sessionId, command, cwd, background }, turn.controller.signal, () => {
+                  asked = true;
+                  writer.toolStatus(row, 'waiting');
+                });
+                if (asked && result.allowed) writer.toolStatus(row, 'running');
+                return result;
+              },
             });
-            writer.toolFinished(row, outcome.text, outcome.failed ? 'error' : 'done', outcome.taskId);
+            writer.toolFinished(row, outcome.text, outcome.rejected ? 'rejected' : outcome.failed ? 'error' : 'done', outcome.taskId);
             return outcome.text;
           } catch (failure) {
             const text = `Error: ${failure instanceof Error ? failure.message : String(failure)}`;
@@ -242,7 +255,12 @@ class TranscriptWriter {
     this.#sessions.update(row.id, { taskId });
   }
 
-  toolFinished(row: Message, result: string, status: 'done' | 'error', taskId?: string): void {
+  /** A tool row waits for the person's answer, or runs again once it came. */
+  toolStatus(row: Message, status: 'waiting' | 'running'): void {
+    this.#sessions.update(row.id, { status });
+  }
+
+  toolFinished(row: Message, result: string, status: 'done' | 'error' | 'rejected', taskId?: string): void {
     this.#running.delete(row.id);
     this.#sessions.update(row.id, { toolResult: result, status, ...(taskId ? { taskId } : {}) });
   }

@@ -14,7 +14,7 @@ export interface ToolContext {
   /** Called as soon as a call has started a task, so the transcript can follow it live. */
   onTask?: (taskId: string) => void;
   /** The permission gate: every command the model runs is allowed by a rule or by the person. */
-  permit: (command: string, cwd: string, background: boolean) => Promise<{ allowed: boolean; reason: string }>;
+  permit: (command: string, cwd: string, background: boolean) => Promise<{ allowed: boolean; reason: string; rejected?: boolean }>;
 }
 
 export interface ToolOutcome {
@@ -22,6 +22,8 @@ export interface ToolOutcome {
   text: string;
   /** The call did not do what was asked (the command was rejected or not run). */
   failed?: boolean;
+  /** The person rejected the command: it never ran. */
+  rejected?: boolean;
   /** The task the call started or concerns, so the transcript row can follow it live. */
   taskId?: string;
 }
@@ -103,8 +105,9 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
       if (!permission.allowed) {
         return {
           failed: true,
+          rejected: permission.rejected === true,
           text:
-            permission.reason === 'rejected by the person'
+            permission.rejected === true
               ? `Not run: the person rejected \`${args.command}\`. Do not run it again, or a variant of it, unless they ask you to.`
               : `Not run: ${permission.reason}.`,
         };

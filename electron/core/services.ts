@@ -140,7 +140,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     },
   });
   const agent = new AgentService({
-    permit: (request, signal) => permissions.check(request, signal),
+    permit: (request, signal, onAsk) => permissions.check(request, signal, onAsk),
     sessions,
     bus,
     tools: backgroundTools(pool),

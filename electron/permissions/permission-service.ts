@@ -5,7 +5,7 @@ import type { EventBus } from '../core/event-bus.js';
 import { randomId } from '../core/ids.js';
 import { evaluateCommand, programGrantFor, visibleCommand } from './gate.js';
 
-export type Outcome = { allowed: true; reason: string } | { allowed: false; reason: string };
+export type Outcome = { allowed: true; reason: string } | { allowed: false; reason: string; rejected?: boolean };
 
 interface Pending {
   request: PermissionRequest;
@@ -42,7 +42,7 @@ export class PermissionService {
   }
 
   /** Allows at once when a rule covers the command; otherwise asks the person and waits. */
-  async check(request: { sessionId: string; command: string; cwd: string; background: boolean }, signal: AbortSignal): Promise<Outcome> {
+  async check(request: { sessionId: string; command: string; cwd: string; background: boolean }, signal: AbortSignal, onAsk?: () => void): Promise<Outcome> {
     await this.#deps.ready;
     const grants = this.#session(request.sessionId);
     const decision = evaluateCommand(request.command, {
@@ -64,6 +64,7 @@ export class PermissionService {
       reason: decision.reason,
       createdAt: new Date((this.#deps.now ?? Date.now)()).toISOString(),
     };
+    onAsk?.();
     const answer = await new Promise<PermissionAnswer | 'withdrawn'>((resolve) => {
       this.#pending.set(pending.id, { request: pending, resolve });
       const withdraw = () => this.#resolve(pending.id, 'withdrawn');
@@ -71,7 +72,7 @@ export class PermissionService {
       this.#deps.bus.emit('permissionRequested', { request: pending });
     });
     if (answer === 'withdrawn') return { allowed: false, reason: 'the turn ended before the person answered' };
-    if (answer === 'reject') return { allowed: false, reason: 'rejected by the person' };
+    if (answer === 'reject') return { allowed: false, reason: 'rejected by the person', rejected: true };
     return { allowed: true, reason: answer === 'allow' ? 'allowed once by the person' : 'allowed always by the person' };
   }
 

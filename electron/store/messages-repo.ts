@@ -75,7 +75,7 @@ export class MessagesRepo {
   readonly #settle: Statement;
 
   constructor(db: Database) {
-    this.#settle = db.prepare("UPDATE messages SET status = 'cancelled' WHERE status IN ('streaming', 'running')");
+    this.#settle = db.prepare("UPDATE messages SET status = 'cancelled' WHERE status IN ('streaming', 'running', 'waiting')");
     this.#list = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id`);
     this.#insert = db.prepare(
       `INSERT INTO messages (session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, status, automated, created_at)

@@ -7,7 +7,8 @@ export const MESSAGE_TEXT_MAX = 100_000;
 export const RoleSchema = z.enum(['user', 'assistant', 'system', 'tool']);
 export type Role = z.infer<typeof RoleSchema>;
 
-export const MessageStatusSchema = z.enum(['streaming', 'running', 'done', 'error', 'cancelled']);
+/** `waiting`: a tool row whose command waits for the person's answer; `rejected`: the person said no, so it never ran. */
+export const MessageStatusSchema = z.enum(['streaming', 'running', 'waiting', 'done', 'error', 'rejected', 'cancelled']);
 export type MessageStatus = z.infer<typeof MessageStatusSchema>;
 
 export const MessageSchema = z.object({

@@ -55,7 +55,7 @@ describe('permission requests', () => {
     expect(requests[1]!.programGrant).toBeNull();
     expect(() => service.answer('s1', requests[1]!.id, 'allow_program')).toThrow(/not offered/);
     service.answer('s1', requests[1]!.id, 'reject');
-    expect(await piped).toEqual({ allowed: false, reason: 'rejected by the person' });
+    expect(await piped).toEqual({ allowed: false, reason: 'rejected by the person', rejected: true });
   });
 
   it('shows control characters escaped', async () => {
