@@ -132,6 +132,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   const permissions = new PermissionService({
     bus,
     ready: parserReady,
+    workspace: () => options.workingDir,
     allowlist: () => settings.current.commandAllowlist ?? [],
     addToAllowlist: (entry) => {
       const current = settings.current.commandAllowlist ?? [];

@@ -1,21 +1,25 @@
+import { isAbsolute, relative } from 'node:path';
 import type { Node } from 'web-tree-sitter';
 import { hasUnsafeCharacters, visibleCommand } from '../../shared/domain/commands.js';
+import { analyse, uncovered } from './invocation.js';
 import { parseShell } from './shell-parser.js';
 
 export { hasUnsafeCharacters, visibleCommand };
-import { baseName, usesRiskyFlag } from './risky-flags.js';
 
 /**
- * The permission gate's decisions, as pure functions: no I/O, no state. The tool layer and
- * the UI both call these. When in doubt, the answer is "ask".
+ * The permission gate's decisions, as pure functions: no I/O, no state. The tool layer and the
+ * UI both call these. It is an allow-list: a command runs without asking only when a rule covers
+ * every word of it; when in doubt, the answer is "ask".
  */
 export interface GatePolicy {
-  /** The operator's own prefixes (settings `command_allowlist`). */
+  /** The operator's own prefixes (settings `commandAllowlist`). */
   allowlist: readonly string[];
   /** Exact commands the person allowed always, for this session. */
   exactGrants: readonly string[];
   /** Program-wide grants for this session: `curl`, `git status`, `npm run build`. */
   programGrants: readonly string[];
+  /** The session's working folder (a real path): grants and allowlist entries cover only commands run inside it. */
+  workspace?: string | undefined;
 }
 
 export interface GateDecision {
@@ -26,33 +30,14 @@ export interface GateDecision {
 /** Characters that carry shell machinery; any of them keeps a command out of program-wide grants. */
 export const SHELL_METACHARACTERS = ['|', '&', ';', '<', '>', '(', ')', '$', '`', '*', '?', '[', ']', '{', '}', '!', '#', '~', '%', '@', '\\', '\n', '\r'];
 
-/** Programs that run other programs: never granted program-wide, only exactly. */
-export const WRAPPERS = new Set([
-  'sh', 'bash', 'zsh', 'fish', 'dash', 'ksh', 'csh', 'tcsh', 'pwsh', 'powershell', 'cmd',
-  'python', 'python2', 'python3', 'node', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'osascript',
-  'env', 'timeout', 'nice', 'nohup', 'stdbuf', 'time', 'xargs', 'sudo', 'doas', 'su', 'watch', 'command', 'exec', 'eval',
-  'ssh', 'script', 'setsid', 'chroot', 'busybox', 'parallel', 'strace', 'ltrace', 'gdb', 'unbuffer', 'flock', 'ionice', 'taskset',
-]);
-
-/** Programs whose first argument selects what happens: the grant keeps it. */
-export const MULTIPLEXERS = new Set(['git', 'go', 'npm', 'npx', 'pnpm', 'yarn', 'docker', 'podman', 'make', 'kubectl', 'cargo', 'pip', 'pip3', 'helm', 'brew', 'apt', 'apt-get', 'systemctl', 'gh']);
-
-/** Multiplexer subcommands that run a named script or package: the grant keeps that name too. */
-const RUNNERS: Readonly<Record<string, readonly string[]>> = {
-  npm: ['run', 'run-script', 'exec'],
-  pnpm: ['run', 'exec', 'dlx'],
-  yarn: ['run', 'exec', 'dlx'],
-  go: ['run'],
-  cargo: ['run'],
-};
-
 export function hasMetacharacter(command: string): boolean {
   return SHELL_METACHARACTERS.some((char) => command.includes(char));
 }
 
 /**
  * The words of a single plain invocation (`program arg arg`), or null: anything the shell
- * would treat specially, a parse error, or a node that is not a plain or quoted word.
+ * would treat specially, a parse error, or a node that is not a plain or quoted word. Quotes are
+ * removed, so `curl "-o" x` is read as the shell reads it.
  */
 export function plainWords(command: string): string[] | null {
   if (!command.trim() || hasUnsafeCharacters(command) || hasMetacharacter(command)) return null;
@@ -91,70 +76,83 @@ function wordOf(node: Node): string | null {
 
 /**
  * The entry "Always allow <program>" would store for this command, or null where it is not
- * offered: anything but a single plain invocation, a wrapper, a risky flag, or a multiplexer
- * whose selecting argument is an option.
+ * offered: anything but a single plain invocation, a program that is never widened, or a
+ * command the entry would not itself cover (an option not known to be safe).
  */
 export function programGrantFor(command: string): string | null {
   const words = plainWords(command);
   if (!words) return null;
-  const [program, ...args] = words as [string, ...string[]];
-  if (usesRiskyFlag(program, args)) return null;
-  const name = baseName(program);
-  if ((name === 'python' || name === 'python3') && args[0] === '-m' && isPlainWord(args[1])) return `${program} -m ${args[1]}`;
-  if (WRAPPERS.has(name)) return null;
-  if (!MULTIPLEXERS.has(name)) return program;
-  const selector = args[0];
-  if (!isPlainWord(selector)) return null;
-  if (RUNNERS[name]?.includes(selector!) || name === 'npx') {
-    if (name === 'npx') return `${program} ${selector}`;
-    return isPlainWord(args[1]) ? `${program} ${selector} ${args[1]}` : null;
-  }
-  return `${program} ${selector}`;
+  const invocation = analyse(words);
+  if (!invocation || invocation.never) return null;
+  if (uncovered(words, invocation, invocation.subject.length) !== null) return null;
+  return invocation.subject.join(' ');
 }
 
-function isPlainWord(word: string | undefined): boolean {
-  return word !== undefined && word.length > 0 && !word.startsWith('-') && /^[A-Za-z0-9@._:/+=,-]+$/.test(word);
+/** Whether `cwd` is the workspace or inside it (both real paths; the caller resolves them). */
+export function insideWorkspace(cwd: string, workspace: string): boolean {
+  const path = relative(workspace, cwd);
+  return path === '' || (!path.startsWith('..') && !isAbsolute(path));
 }
 
-/** Decides whether a command may run without asking. */
-export function evaluateCommand(command: string, policy: GatePolicy): GateDecision {
+/** Decides whether a command may run without asking. `cwd` is where it would run (a real path). */
+export function evaluateCommand(command: string, policy: GatePolicy, cwd?: string): GateDecision {
   if (!command.trim()) return ask('the command is empty');
   if (hasUnsafeCharacters(command)) return ask('the command contains control, format or non-ASCII characters');
-  if (policy.exactGrants.includes(command)) return { decision: 'allow', reason: 'allowed always (this exact command)' };
+  const outside =
+    policy.workspace !== undefined && cwd !== undefined && !insideWorkspace(cwd, policy.workspace)
+      ? `it would run in ${cwd}, outside the session's working folder ${policy.workspace}, where no grant or allowlist entry applies`
+      : null;
+  const allow = (reason: string): GateDecision => (outside ? ask(outside) : { decision: 'allow', reason });
 
-  for (const prefix of policy.allowlist) {
-    if (allowlistCovers(prefix, command)) return { decision: 'allow', reason: `matches the allowlist entry "${prefix}"` };
+  if (policy.exactGrants.includes(command)) return allow('allowed always (this exact command)');
+
+  const words = plainWords(command);
+  let why: string | null = null;
+  for (const entry of policy.allowlist) {
+    const verdict = allowlistVerdict(entry, command, words);
+    if (verdict === true) return allow(`matches the allowlist entry "${entry}"`);
+    if (typeof verdict === 'string') why ??= `the allowlist entry "${entry}" does not cover it: ${verdict}`;
   }
 
-  if (policy.programGrants.length > 0) {
-    const words = plainWords(command);
-    if (!words) return ask('not a single plain invocation, so no program-wide grant covers it');
-    const risky = usesRiskyFlag(words[0]!, words.slice(1));
-    if (risky) return ask(`uses ${risky}, which no program-wide grant covers`);
-    for (const grant of policy.programGrants) {
-      const granted = grant.split(' ');
-      if (granted.length <= words.length && granted.every((word, i) => word === words[i])) {
-        return { decision: 'allow', reason: `covered by the grant "${grant}"` };
-      }
+  if (policy.programGrants.length > 0 && words) {
+    const invocation = analyse(words);
+    const grant = invocation?.subject.join(' ');
+    if (invocation && grant !== undefined && policy.programGrants.includes(grant)) {
+      if (invocation.never) return ask(invocation.never);
+      const problem = uncovered(words, invocation, invocation.subject.length);
+      if (problem === null) return allow(`covered by the grant "${grant}"`);
+      why ??= `the grant "${grant}" does not cover it: ${problem}`;
     }
+  } else if (policy.programGrants.length > 0) {
+    why ??= 'not a single plain invocation, so no program-wide grant covers it';
   }
-  return ask('no allowlist entry or grant covers it');
+  return ask(why ?? 'no allowlist entry or grant covers it');
 }
 
 /**
- * The operator's prefixes keep prefix meaning, made safe: the command must start with the
- * prefix at a word boundary, and what follows must add no shell machinery or risky flag.
+ * The operator's prefixes: the command must start with the entry's words, and every word after
+ * them must be covered by the same rules as a program grant (options known to be safe for that
+ * program, no shell machinery). An entry that is not plain words covers only itself, exactly.
+ * True when covered; a reason when the entry matches but what follows is not covered; false when
+ * the entry does not match at all.
  */
-export function allowlistCovers(prefix: string, command: string): boolean {
-  const entry = prefix.trim();
-  if (!entry || !command.startsWith(entry)) return false;
-  const rest = command.slice(entry.length);
-  if (rest === '') return true;
-  if (rest[0] !== ' ') return false;
-  if (hasMetacharacter(rest) || hasUnsafeCharacters(rest)) return false;
-  const words = plainWords(command);
-  if (!words) return false;
-  return usesRiskyFlag(words[0]!, rest.trim().split(/\s+/)) === null;
+function allowlistVerdict(entry: string, command: string, words: string[] | null): true | false | string {
+  const trimmed = entry.trim();
+  if (!trimmed) return false;
+  if (command === trimmed) return true;
+  const entryWords = plainWords(trimmed);
+  if (!entryWords || !words || words.length < entryWords.length) return false;
+  if (!entryWords.every((word, i) => words[i] === word)) return false;
+  const invocation = analyse(words);
+  if (!invocation) return 'what follows the entry is not a plain name';
+  // A part that is never granted program-wide is covered only when the entry names it itself.
+  if (invocation.never && entryWords.length < invocation.subject.length) return invocation.never;
+  return uncovered(words, invocation, Math.max(entryWords.length, invocation.subject.length)) ?? true;
+}
+
+/** Kept for callers that only ask "does this entry cover this command?". */
+export function allowlistCovers(entry: string, command: string): boolean {
+  return allowlistVerdict(entry, command, plainWords(command)) === true;
 }
 
 function ask(reason: string): GateDecision {

@@ -3,6 +3,8 @@ import type { DroverContract } from '../../shared/contract.js';
 import type { Grant, PermissionAnswer, PermissionRequest } from '../../shared/schemas/permission.js';
 import type { EventBus } from '../core/event-bus.js';
 import { randomId } from '../core/ids.js';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { evaluateCommand, programGrantFor, visibleCommand } from './gate.js';
 
 export type Outcome = { allowed: true; reason: string } | { allowed: false; reason: string; rejected?: boolean };
@@ -24,6 +26,8 @@ export interface PermissionDeps {
   addToAllowlist: (entry: string) => readonly string[];
   /** Resolves once the shell grammar is loaded (until then nothing could be judged). */
   ready: Promise<void>;
+  /** The session's working folder: grants and allowlist entries cover only commands run inside it. */
+  workspace?: () => string;
   now?: () => number;
 }
 
@@ -45,11 +49,17 @@ export class PermissionService {
   async check(request: { sessionId: string; command: string; cwd: string; background: boolean }, signal: AbortSignal, onAsk?: () => void): Promise<Outcome> {
     await this.#deps.ready;
     const grants = this.#session(request.sessionId);
-    const decision = evaluateCommand(request.command, {
-      allowlist: this.#deps.allowlist(),
-      exactGrants: [...grants.exact],
-      programGrants: [...grants.program],
-    });
+    const workspace = this.#deps.workspace?.();
+    const decision = evaluateCommand(
+      request.command,
+      {
+        allowlist: this.#deps.allowlist(),
+        exactGrants: [...grants.exact],
+        programGrants: [...grants.program],
+        workspace: workspace === undefined ? undefined : realPath(workspace),
+      },
+      realPath(request.cwd),
+    );
     if (decision.decision === 'allow') return { allowed: true, reason: decision.reason };
     if (signal.aborted) return { allowed: false, reason: 'the turn was cancelled' };
 
@@ -105,8 +115,12 @@ export class PermissionService {
   grants(sessionId: string): Grant[] {
     const grants = this.#session(sessionId);
     return [
-      ...[...grants.program].map((value) => ({ kind: 'program' as const, value, covers: `${value} with any plain arguments (no pipes, redirects or risky flags)` })),
-      ...[...grants.exact].map((value) => ({ kind: 'exact' as const, value, covers: 'exactly this command' })),
+      ...[...grants.program].map((value) => ({
+        kind: 'program' as const,
+        value,
+        covers: `${value} with operands, and options known to be safe for it (no pipes or redirects), in the working folder`,
+      })),
+      ...[...grants.exact].map((value) => ({ kind: 'exact' as const, value, covers: 'exactly this command, in the working folder' })),
     ];
   }
 
@@ -148,5 +162,14 @@ export class PermissionService {
       this.#grants.set(sessionId, grants);
     }
     return grants;
+  }
+}
+
+/** Symbolic links resolved, so `..` and links cannot carry a command out of the working folder unseen. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
   }
 }

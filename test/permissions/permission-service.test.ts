@@ -4,13 +4,15 @@ import type { PermissionRequest } from '../../shared/schemas/permission.js';
 import { EventBus } from '../../electron/core/event-bus.js';
 import { PermissionService } from '../../electron/permissions/permission-service.js';
 import { loadShellParser } from '../../electron/permissions/shell-parser.js';
-import { until } from '../helpers.js';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir, until } from '../helpers.js';
 
 beforeAll(async () => {
   await loadShellParser();
 });
 
-function setup(allowlist: string[] = []) {
+function setup(allowlist: string[] = [], workspace?: string) {
   const bus = new EventBus(contract);
   const requests: PermissionRequest[] = [];
   const resolved: string[] = [];
@@ -23,19 +25,34 @@ function setup(allowlist: string[] = []) {
     bus,
     ready: Promise.resolve(),
     allowlist: () => saved,
+    ...(workspace ? { workspace: () => workspace } : {}),
     addToAllowlist: (entry) => {
       saved.push(entry);
       return saved;
     },
   });
-  const ask = (command: string, signal = new AbortController().signal) => service.check({ sessionId: 's1', command, cwd: '/w', background: true }, signal);
+  const ask = (command: string, signal = new AbortController().signal, cwd = '/w') => service.check({ sessionId: 's1', command, cwd, background: true }, signal);
   return { service, requests, resolved, ask, saved };
 }
 
 describe('permission requests', () => {
+  it('asks for a granted command run outside the working folder, through a symbolic link too, and says why', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'project'));
+    mkdirSync(join(root, 'elsewhere'));
+    symlinkSync(join(root, 'elsewhere'), join(root, 'project', 'link'));
+    const { ask, requests, service } = setup(['npm test'], join(root, 'project'));
+    expect(await ask('npm test', undefined, join(root, 'project'))).toMatchObject({ allowed: true });
+    const outside = ask('npm test', undefined, join(root, 'project', 'link'));
+    await until(() => requests.length === 1, 'the request');
+    expect(requests[0]!.reason).toMatch(/outside the session's working folder/);
+    service.answer('s1', requests[0]!.id, 'reject');
+    expect(await outside).toMatchObject({ allowed: false, rejected: true });
+  });
+
   it('allows what the allowlist covers without asking', async () => {
     const { ask, requests } = setup(['npm run build']);
-    expect(await ask('npm run build -- --watch')).toMatchObject({ allowed: true });
+    expect(await ask('npm run build -- src')).toMatchObject({ allowed: true });
     expect(requests).toEqual([]);
   });
 
@@ -86,7 +103,7 @@ describe('permission requests', () => {
     service.answer('s1', requests[0]!.id, 'allow_always');
     await first;
     expect(await ask('make test')).toMatchObject({ allowed: true });
-    expect(service.grants('s1')).toEqual([{ kind: 'exact', value: 'make test', covers: 'exactly this command' }]);
+    expect(service.grants('s1')).toEqual([{ kind: 'exact', value: 'make test', covers: 'exactly this command, in the working folder' }]);
     expect(service.promote('s1', 'exact', 'make test').allowlist).toEqual(['make test']);
     expect(saved).toEqual(['make test']);
     expect(service.revoke('s1', 'exact', 'make test')).toEqual([]);
