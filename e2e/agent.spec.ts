@@ -49,7 +49,7 @@ test('a model connected in Settings backgrounds a task, is woken when it ends, a
   await expect(page.getByTestId('automated-label')).toBeVisible({ timeout: 15_000 });
   await expect(page.getByTestId('assistant-text').last()).toHaveText('All three steps ran and the task succeeded.', { timeout: 15_000 });
   expect(model.requests[0]!.headers.authorization).toContain('sk-e2e-key');
-  expect(model.requests[3]!.transcript).toContain('<untrusted-output source="bg_1">');
+  expect(model.requests[3]!.transcript).toMatch(/<untrusted-output nonce="[0-9a-f]{20}" source="bg_1">/);
 
   const count = await page.getByTestId('message').count();
   await page.reload();

@@ -58,5 +58,5 @@ test('the gate: Always allow <program> names its entry, covers other arguments, 
   expect(model.requests[3]!.transcript).toContain('Not run: the person rejected `echo third | cat`. Do not run it again');
   await expect(page.getByTestId('grant-item')).toHaveAttribute('data-value', 'echo');
   // The rejected call's row says it did not run.
-  await expect(page.getByTestId('tool-row').last()).toHaveAttribute('data-status', 'error');
+  await expect(page.getByTestId('tool-row').last()).toHaveAttribute('data-status', 'rejected');
 });

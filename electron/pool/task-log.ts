@@ -121,3 +121,31 @@ export async function readLogRange(path: string, fromByte: number | undefined, m
     await handle.close();
   }
 }
+
+/** Read in pieces this size, so counting a multi-gigabyte log never holds more than one in memory. */
+const NEWLINE_COUNT_CHUNK_BYTES = 1024 * 1024;
+
+/** How many `\n` bytes the log holds before `endByte` (lines it holds before that point); a missing log has none. */
+export async function countLogNewlines(path: string, endByte: number): Promise<number> {
+  if (endByte <= 0) return 0;
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    return 0;
+  }
+  try {
+    const chunk = Buffer.alloc(Math.min(NEWLINE_COUNT_CHUNK_BYTES, endByte));
+    let count = 0;
+    for (let position = 0; position < endByte; ) {
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, endByte - position), position);
+      if (bytesRead === 0) break;
+      const read = chunk.subarray(0, bytesRead);
+      for (let at = read.indexOf(0x0a); at !== -1; at = read.indexOf(0x0a, at + 1)) count++;
+      position += bytesRead;
+    }
+    return count;
+  } finally {
+    await handle.close();
+  }
+}

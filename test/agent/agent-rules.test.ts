@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../shared/schemas/message.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
-import { capOutput, defang, fence } from '../../electron/agent/fence.js';
+import { defang, fence } from '../../electron/agent/fence.js';
 import { toModelMessages } from '../../electron/agent/history.js';
 import { WakeScheduler } from '../../electron/agent/wakes.js';
 import { backgroundTools, resolveCall } from '../../electron/agent/tools.js';
@@ -14,20 +14,12 @@ describe('fencing child output', () => {
     expect(once).not.toMatch(/<\s*\/?\s*untrusted-output/i);
     expect(defang(once)).toBe(once);
     const fenced = fence(`${hostile}\nok`, 'bg_1');
-    expect(fenced.match(/<\/untrusted-output>/g)).toHaveLength(1);
-    expect(fenced.startsWith('<untrusted-output source="bg_1">')).toBe(true);
+    expect(fenced.match(/<\/untrusted-output/g)).toHaveLength(1);
+    expect(fenced).toMatch(/^<untrusted-output nonce="[0-9a-f]{20}" source="bg_1">\n/);
   });
 
   it('keeps a source name inert', () => {
     expect(fence('x', 'bg_1"><evil')).toContain('source="bg_1evil"');
-  });
-
-  it('caps inline output to the newest characters and says where the rest is', () => {
-    const text = 'a'.repeat(50) + 'z'.repeat(30_000);
-    const capped = capOutput(text, '/logs/bg_1/output.log');
-    expect(capped).toMatch(/^\[50 earlier characters cut; the full log is \/logs\/bg_1\/output\.log\]\n/);
-    expect(capped.endsWith('z'.repeat(30_000))).toBe(true);
-    expect(capOutput('short', '/x')).toBe('short');
   });
 });
 

@@ -122,6 +122,57 @@ export function prettyJson(value: unknown): string {
   }
 }
 
+/** A piece of a value written as indented JSON: structure as it is, or the inside of a string. */
+export type JsonPart = { text: string } | { string: string };
+
+/**
+ * A tool call's arguments as indented JSON, like `prettyJson`, but each string's inside is
+ * handed out apart and escaped only for `"` and `\`: the view shows its control, format and
+ * bidi characters as tokens, where JSON would write `\u001b` and leave an RLO raw.
+ */
+export function prettyJsonParts(value: unknown): JsonPart[] {
+  if (value === null || value === undefined) return [{ text: '(none)' }];
+  const parts: JsonPart[] = [];
+  let text = '';
+  const string = (inside: string): void => {
+    parts.push({ text: `${text}"` });
+    parts.push({ string: inside.replace(/["\\]/g, (char) => `\\${char}`) });
+    text = '"';
+  };
+  const write = (item: unknown, indent: string, seen: Set<object>): void => {
+    if (typeof item === 'string') return string(item);
+    if (typeof item === 'number') text += Number.isFinite(item) ? String(item) : 'null';
+    else if (typeof item === 'boolean') text += String(item);
+    else if (item === null || typeof item !== 'object') text += item === null ? 'null' : JSON.stringify(String(item));
+    else if (seen.has(item)) string('[circular]');
+    else {
+      seen.add(item);
+      const inner = `${indent}  `;
+      const array = Array.isArray(item);
+      const entries: [string | null, unknown][] = array
+        ? item.map((element) => [null, element === undefined || typeof element === 'function' ? null : element])
+        : Object.entries(item).filter(([, element]) => element !== undefined && typeof element !== 'function');
+      if (entries.length === 0) text += array ? '[]' : '{}';
+      else {
+        text += array ? '[' : '{';
+        entries.forEach(([key, element], index) => {
+          text += `${index === 0 ? '' : ','}\n${inner}`;
+          if (key !== null) {
+            string(key);
+            text += ': ';
+          }
+          write(element, inner, seen);
+        });
+        text += `\n${indent}${array ? ']' : '}'}`;
+      }
+      seen.delete(item);
+    }
+  };
+  write(value, '', new Set());
+  if (text !== '') parts.push({ text });
+  return parts;
+}
+
 /** A tool call's one-line summary without the tool's name in front (the row shows the name apart). */
 export function toolSummary(toolName: string, text: string): string {
   if (text === toolName) return '';

@@ -1,4 +1,5 @@
 import type { TaskRow, TaskStatus } from '@shared/schemas/task.js';
+import { visibleCommand } from '@shared/domain/commands.js';
 
 export interface TaskNotice {
   title: string;
@@ -23,7 +24,8 @@ export function taskNotice(before: TaskStatus | undefined, task: TaskRow, sessio
   if (before !== 'running' && before !== 'queued') return null;
   const ending = ENDINGS[task.status];
   if (!ending) return null;
-  const command = task.command.replace(/\s+/g, ' ').trim();
+  // A notification shows plain text: whitespace folds, anything else unusual (bidi included) is escaped.
+  const command = visibleCommand(task.command.replace(/\s+/g, ' ').trim());
   const short = command.length > ONE_LINE ? `${command.slice(0, ONE_LINE - 1)}…` : command;
   const where = sessionTitle ? `${task.id} in “${sessionTitle}”` : task.id;
   const how = task.exitCode !== null ? `exit code ${task.exitCode}` : task.signal ?? null;

@@ -66,6 +66,14 @@ describe('TaskList', () => {
     expect(document.getElementById(toggle.getAttribute('aria-controls') ?? '')).not.toBeNull();
   });
 
+  it("shows a command's control and bidi characters as tokens on its card, never raw", async () => {
+    await renderList([taskRow('bg_1', { command: 'echo \u001b[0m \\x1b \u202egpj.exe' })]);
+    const command = screen.getByTestId('task-card-command');
+    expect([...command.querySelectorAll<HTMLElement>('[data-testid="escape-token"]')].map((token) => token.textContent)).toEqual(['⟨ESC⟩', '⟨U+202E⟩']);
+    expect(command.textContent).toBe('echo ⟨ESC⟩[0m \\x1b ⟨U+202E⟩gpj.exe');
+    expect(command.closest('button')?.getAttribute('aria-label')).toBe('Open bg_1: echo \\x1b[0m \\x1b \\u{202e}gpj.exe');
+  });
+
   it('clamps progress at 100% and shows overdue', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.parse('2025-01-01T12:10:00.000Z'));
