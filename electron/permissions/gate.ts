@@ -1,4 +1,4 @@
-import { isAbsolute, relative } from 'node:path';
+import { isAbsolute, posix, relative } from 'node:path';
 import type { Node } from 'web-tree-sitter';
 import { hasUnsafeCharacters, visibleCommand } from '../../shared/domain/commands.js';
 import { analyse, uncovered } from './invocation.js';
@@ -18,8 +18,13 @@ export interface GatePolicy {
   exactGrants: readonly string[];
   /** Program-wide grants for this session: `curl`, `git status`, `npm run build`. */
   programGrants: readonly string[];
-  /** The session's working folder (a real path): grants and allowlist entries cover only commands run inside it. */
+  /** The session's working folder (a real path): grants and allowlist entries cover only commands run inside it, on paths inside it. */
   workspace?: string | undefined;
+  /**
+   * The shell that runs commands. Under cmd.exe (Windows) words do not mean what a POSIX shell
+   * makes of them (`^` escapes, `'` does not quote, `/x` is an option), so only exact grants apply.
+   */
+  shell?: 'posix' | 'cmd';
 }
 
 export interface GateDecision {
@@ -79,7 +84,8 @@ function wordOf(node: Node): string | null {
  * offered: anything but a single plain invocation, a program that is never widened, or a
  * command the entry would not itself cover (an option not known to be safe).
  */
-export function programGrantFor(command: string): string | null {
+export function programGrantFor(command: string, shell: GatePolicy['shell'] = 'posix'): string | null {
+  if (shell === 'cmd') return null;
   const words = plainWords(command);
   if (!words) return null;
   const invocation = analyse(words);
@@ -94,6 +100,33 @@ export function insideWorkspace(cwd: string, workspace: string): boolean {
   return path === '' || (!path.startsWith('..') && !isAbsolute(path));
 }
 
+/** Paths every program may name: they are nobody's files. */
+const HARMLESS_PATHS = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty']);
+
+/**
+ * The first path a word names outside the workspace, or null: an absolute path (alone, or after
+ * `=` or `:` as in `of=/x` or `xml:/x`), a `file://` URL, or a relative path whose `..` climbs out
+ * of it from `cwd`. Lexical: links inside the workspace are the person's own.
+ */
+export function pathOutside(words: readonly string[], cwd: string, workspace: string): string | null {
+  for (const word of words) {
+    const candidates: string[] = [];
+    const url = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(.*)$/.exec(word);
+    if (url) {
+      if (url[1]!.toLowerCase() === 'file') candidates.push(url[2]!.replace(/^[^/]*/, ''));
+    } else {
+      for (const match of word.matchAll(/(?:^|[=:,])(\/[^,]*)/g)) candidates.push(match[1]!);
+      const relativePart = word.replace(/^[^=]*=/, '');
+      if (!relativePart.startsWith('/') && relativePart.split('/').includes('..')) candidates.push(posix.join(cwd, relativePart));
+    }
+    for (const path of candidates) {
+      const resolved = posix.resolve(cwd, path);
+      if (!HARMLESS_PATHS.has(resolved) && !insideWorkspace(resolved, workspace)) return word;
+    }
+  }
+  return null;
+}
+
 /** Decides whether a command may run without asking. `cwd` is where it would run (a real path). */
 export function evaluateCommand(command: string, policy: GatePolicy, cwd?: string): GateDecision {
   if (!command.trim()) return ask('the command is empty');
@@ -105,12 +138,16 @@ export function evaluateCommand(command: string, policy: GatePolicy, cwd?: strin
   const allow = (reason: string): GateDecision => (outside ? ask(outside) : { decision: 'allow', reason });
 
   if (policy.exactGrants.includes(command)) return allow('allowed always (this exact command)');
+  if (policy.shell === 'cmd') return ask('under cmd.exe only exact grants apply: its words do not mean what a POSIX shell makes of them');
 
   const words = plainWords(command);
+  // A grant's words may name a path; one outside the working folder asks, whatever covers the rest.
+  const away = words && policy.workspace !== undefined && cwd !== undefined ? pathOutside(words.slice(1), cwd, policy.workspace) : null;
+  const allowInside = (reason: string): GateDecision => (away ? ask(`${away} is outside the session's working folder ${policy.workspace}`) : allow(reason));
   let why: string | null = null;
   for (const entry of policy.allowlist) {
     const verdict = allowlistVerdict(entry, command, words);
-    if (verdict === true) return allow(`matches the allowlist entry "${entry}"`);
+    if (verdict === true) return allowInside(`matches the allowlist entry "${entry}"`);
     if (typeof verdict === 'string') why ??= `the allowlist entry "${entry}" does not cover it: ${verdict}`;
   }
 
@@ -120,7 +157,7 @@ export function evaluateCommand(command: string, policy: GatePolicy, cwd?: strin
     if (invocation && grant !== undefined && policy.programGrants.includes(grant)) {
       if (invocation.never) return ask(invocation.never);
       const problem = uncovered(words, invocation, invocation.subject.length);
-      if (problem === null) return allow(`covered by the grant "${grant}"`);
+      if (problem === null) return allowInside(`covered by the grant "${grant}"`);
       why ??= `the grant "${grant}" does not cover it: ${problem}`;
     }
   } else if (policy.programGrants.length > 0) {

@@ -1,5 +1,5 @@
 import { parseArguments, POSITIONAL_ONLY, SCRIPT_ARGUMENTS, type ProgramSpec } from './option-parser.js';
-import { baseName, DIRECT_RUNNERS, MULTIPLEXERS, neverWidened, PROGRAMS, PYTHON_MODULES, PYTHONS, RUNNERS } from './programs.js';
+import { baseName, DIRECT_RUNNERS, MULTIPLEXERS, neverWidened, PROGRAMS, PYTHON_MODULES, PYTHONS, RUNNER_OTHERS, RUNNERS } from './programs.js';
 
 /** What a program grant would be about, and how the words after it are judged. */
 export interface Invocation {
@@ -29,9 +29,11 @@ export function analyse(words: readonly string[]): Invocation | null {
   const [program, first, second] = words;
   if (!program) return null;
   const name = baseName(program);
-  if (PYTHONS.has(name) && first === '-m') {
+  if ((PYTHONS.has(name) || /^python[0-9][0-9.]*$/.test(name)) && first === '-m') {
     if (!isPlainName(second)) return null;
-    return { subject: [program, '-m', second], spec: PYTHON_MODULES[second] ?? SCRIPT_ARGUMENTS, never: null };
+    const spec = PYTHON_MODULES[second];
+    const never = spec ? null : `python -m ${second} runs a module Drover has no rule for; only known test and lint modules are granted program-wide`;
+    return { subject: [program, '-m', second], spec: spec ?? SCRIPT_ARGUMENTS, never };
   }
   const runner = first === undefined ? undefined : RUNNERS[name]?.[first];
   if (runner) {
@@ -47,13 +49,21 @@ export function analyse(words: readonly string[]): Invocation | null {
     if (!isPlainName(first)) return null;
     return { subject: [program, first], spec: tableOf(first), never: neverWidened(first) };
   }
-  const multiplexer = MULTIPLEXERS[name];
+  // A runner's other subcommands select what happens, like a multiplexer's (`uv sync`, `poetry add`);
+  // a runtime's (`bun x.ts`, `deno eval`) run code and are never widened.
+  const multiplexer = MULTIPLEXERS[name] ?? (RUNNERS[name] && !neverWidened(program) ? RUNNER_OTHERS : undefined);
   if (multiplexer) {
     if (!isPlainName(first)) return null;
     const subcommand = multiplexer.aliases?.[first] ?? first;
     const never = multiplexer.never[subcommand];
-    const spec = multiplexer.subcommands[subcommand] ?? multiplexer.others ?? POSITIONAL_ONLY;
-    return { subject: [program, first], spec, never: never ? `${name} ${subcommand} is never granted program-wide: ${never}` : null };
+    const spec = multiplexer.subcommands[subcommand] ?? multiplexer.others;
+    const why = never ? `${name} ${subcommand} is never granted program-wide: ${never}` : null;
+    if (spec || why) return { subject: [program, first], spec: spec ?? POSITIONAL_ONLY, never: why };
+    // A subcommand Drover has no table for may itself select what happens (`gh auth token`, `docker
+    // container cp`): the grant keeps every word up to the first option, and options ask.
+    const verbs = words.slice(1).findIndex((word) => word.startsWith('-'));
+    const subject = verbs < 0 ? [...words] : words.slice(0, verbs + 1);
+    return { subject, spec: POSITIONAL_ONLY, never: why };
   }
   return { subject: [program], spec: PROGRAMS[name] ?? POSITIONAL_ONLY, never: neverWidened(program) };
 }

@@ -81,11 +81,13 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
   const values = new Map<string, string[]>();
   const fail = (at: number, reason: string): ParsedArguments => ({ problem: { at, reason }, positionals, values });
   if (spec.custom) return { problem: spec.custom(args), positionals, values };
-  const take = (option: OptionSpec, value: string, at: number): string | null => {
+  const take = (option: OptionSpec, value: string, separate: boolean): string | null => {
+    // A program whose option takes its value optionally (or not at all) reads the next word as an option:
+    // `git diff -U --output=x`, `npm test --color --script-shell=x`. That word is never taken as a value here.
+    if (separate && value.startsWith('-') && value !== '-') return `${name(option)} would take ${value} as its value, which a program may read as an option`;
     if (option.check && !option.check.allows(value)) return `${name(option)} ${JSON.stringify(value)} is not a value known to be safe`;
     const key = name(option);
     values.set(key, [...(values.get(key) ?? []), value]);
-    void at;
     return null;
   };
   let handedOn = false;
@@ -117,14 +119,15 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
       if (!option) return fail(i, `${word.split('=')[0]} is not an option known to be safe`);
       if (eq >= 0) {
         if (option.value === 'none' || option.value === 2) return fail(i, `${optionName} takes no value here`);
-        const problem = take(option, body.slice(eq + 1), i);
+        const problem = take(option, body.slice(eq + 1), false);
         if (problem) return fail(i, problem);
       } else if (option.value === 'required') {
         if (i + 1 >= args.length) return fail(i, `${word} needs a value`);
-        const problem = take(option, args[++i]!, i);
+        const problem = take(option, args[++i]!, true);
         if (problem) return fail(i, problem);
       } else if (option.value === 2) {
         if (i + 2 >= args.length) return fail(i, `${word} needs two values`);
+        if (args[i + 1]!.startsWith('-') || args[i + 2]!.startsWith('-')) return fail(i, `${word} would take an option as its value`);
         i += 2;
       }
       continue;
@@ -138,18 +141,19 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
       const attached = word.slice(c + 1);
       if (option.value === 'optional' || attached !== '') {
         if (attached !== '' || option.value !== 'optional') {
-          const problem = take(option, attached, i);
+          const problem = take(option, attached, false);
           if (problem) return fail(i, problem);
         }
         break;
       }
       if (option.value === 2) {
         if (i + 2 >= args.length) return fail(i, `-${letter} needs two values`);
+        if (args[i + 1]!.startsWith('-') || args[i + 2]!.startsWith('-')) return fail(i, `-${letter} would take an option as its value`);
         i += 2;
         break;
       }
       if (i + 1 >= args.length) return fail(i, `-${letter} needs a value`);
-      const problem = take(option, args[++i]!, i);
+      const problem = take(option, args[++i]!, true);
       if (problem) return fail(i, problem);
       break;
     }

@@ -57,6 +57,7 @@ export class PermissionService {
         exactGrants: [...grants.exact],
         programGrants: [...grants.program],
         workspace: workspace === undefined ? undefined : realPath(workspace),
+        shell: process.platform === 'win32' ? 'cmd' : 'posix',
       },
       realPath(request.cwd),
     );
@@ -70,7 +71,7 @@ export class PermissionService {
       visibleCommand: visibleCommand(request.command),
       cwd: request.cwd,
       background: request.background,
-      programGrant: programGrantFor(request.command),
+      programGrant: programGrantFor(request.command, process.platform === 'win32' ? 'cmd' : 'posix'),
       reason: decision.reason,
       createdAt: new Date((this.#deps.now ?? Date.now)()).toISOString(),
     };

@@ -1,4 +1,4 @@
-import { options, SCRIPT_ARGUMENTS, type ProgramSpec } from './option-parser.js';
+import { options, SCRIPT_ARGUMENTS, type ProgramSpec, type ValueCheck } from './option-parser.js';
 import type { Multiplexer } from './programs-git.js';
 
 /**
@@ -19,11 +19,25 @@ const NODE_COMMON = `
   --no-bail --bail --workspace-root --immutable --check-cache --inline-builds --mode= --update-checksums --dev --peer
   --optional --exact --tilde --caret --interactive --fix --audit-level= --only= --outdated --unicode= --before=`;
 
+/**
+ * Installing a package by name runs its code (install scripts, setup.py, a formula): a grant on
+ * `npm install` covers installing what the project already declares, or a local path, never a
+ * package named later.
+ */
+function namedPackages(words: readonly string[]): string | null {
+  const named = words.find((word) => !word.startsWith('.') && !word.startsWith('/'));
+  return named ? `${named} names a package to install, and installing runs its code` : null;
+}
+
+/** A subcommand that installs: operands must be local paths (options ask). */
+export const installsNamedPackages: ProgramSpec = { options: [], positionals: namedPackages };
+
 /** A package manager: a table for what it runs itself; what follows -- goes to the project's script, operands only. */
 function packageManager(name: string, scripts: readonly string[]): Multiplexer {
   const table: ProgramSpec = { options: options(NODE_COMMON), afterDoubleDash: 'handed-on' };
+  const install: ProgramSpec = { ...table, positionals: namedPackages };
   const subcommands: Record<string, ProgramSpec> = {};
-  for (const command of scripts) subcommands[command] = table;
+  for (const command of scripts) subcommands[command] = INSTALLING.includes(command) ? install : table;
   // pnpm and yarn hand what follows a script-running command to the script itself: operands only.
   if (name !== 'npm') for (const command of SCRIPT_RUNNING) subcommands[command] = SCRIPT_ARGUMENTS;
   return {
@@ -34,13 +48,31 @@ function packageManager(name: string, scripts: readonly string[]): Multiplexer {
     never: {
       config: `${name} config changes what later commands run (script-shell, node-options, registry)`,
       set: `${name} set changes what later commands run`,
+      pkg: `${name} pkg set can rewrite the scripts that later granted commands run`,
+      'set-script': `${name} set-script rewrites the scripts that later granted commands run`,
       link: `${name} link installs outside the project`,
+      explore: `${name} explore runs a command in a package's folder`,
+      init: `${name} init runs a create-* package`,
+      create: `${name} create runs a create-* package`,
+      edit: `${name} edit opens an editor`,
+      publish: `${name} publish sends the package to the registry`,
+      unpublish: `${name} unpublish removes it from the registry`,
+      token: `${name} token manages credentials`,
+      login: `${name} login stores credentials`,
+      adduser: `${name} adduser stores credentials`,
+      logout: `${name} logout changes credentials`,
+      access: `${name} access changes who may publish`,
+      owner: `${name} owner changes who may publish`,
+      deprecate: `${name} deprecate changes the registry`,
+      'dist-tag': `${name} dist-tag changes the registry`,
+      hook: `${name} hook changes the registry`,
     },
-    aliases: { t: 'test', i: 'install', it: 'install-test', 'run-script': 'run', rb: 'rebuild', ls: 'list', la: 'list', ll: 'list', c: 'config' },
+    aliases: { t: 'test', tst: 'test', i: 'install', in: 'install', ins: 'install', inst: 'install', insta: 'install', instal: 'install', isnt: 'install', isntall: 'install', it: 'install-test', cit: 'install-test', 'run-script': 'run', rum: 'run', urn: 'run', rb: 'rebuild', ls: 'list', la: 'list', ll: 'list', c: 'config', innit: 'init', un: 'uninstall', rm: 'uninstall', r: 'uninstall', unlink: 'uninstall', remove: 'uninstall', upgrade: 'update', udpate: 'update' },
   };
 }
 
 const SCRIPT_RUNNING = ['test', 'run', 'start', 'stop', 'restart'];
+const INSTALLING = ['install', 'add', 'update', 'up', 'install-test'];
 const SCRIPTS = [...SCRIPT_RUNNING, 'install', 'ci', 'install-test', 'add', 'remove', 'uninstall', 'update', 'up', 'list', 'outdated', 'view', 'info', 'show', 'audit', 'why', 'explain', 'rebuild', 'exec', 'dlx', 'pack', 'prune', 'dedupe', 'version'];
 export const npm = packageManager('npm', SCRIPTS);
 export const pnpm = packageManager('pnpm', SCRIPTS);
@@ -59,7 +91,8 @@ const makeOptions: ProgramSpec = {
     --jobs? --keep-going --just-print --dry-run --recon --silent --quiet --always-make --question --print-directory
     --no-print-directory --no-builtin-rules --no-builtin-variables --ignore-errors --no-keep-going --touch
     --environment-overrides --print-data-base --output-sync? --load-average? --trace --warn-undefined-variables --check-symlink-times`),
-  positionals: noVariables,
+  // One target per grant: `make test deploy` asks under a `make test` grant.
+  positionals: (words) => noVariables(words) ?? (words.length > 0 ? `${words[0]} is another target than the one granted` : null),
 };
 
 export const make: Multiplexer = {
@@ -91,7 +124,7 @@ export const go: Multiplexer = {
     version: { options: options('--m --v --json'), style: 'go' },
     env: { options: options('--json --changed'), style: 'go' },
     doc: { options: options('--all --c --cmd --short --src --u'), style: 'go' },
-    clean: { options: options('--i --n --r --x --cache --testcache --modcache --fuzzcache'), style: 'go' },
+    clean: { options: options('--i --n --r --x --cache --testcache --fuzzcache'), style: 'go' },
   },
   never: {
     generate: 'go generate runs the commands written in the source',
@@ -114,7 +147,12 @@ export const cargo: Multiplexer = {
       { options: options(CARGO), afterDoubleDash: 'handed-on' as const },
     ]),
   ),
-  never: { install: 'cargo install builds and installs outside the project', 'install-update': 'installs outside the project' },
+
+  never: {
+    install: 'cargo install builds and installs outside the project',
+    'install-update': 'installs outside the project',
+    add: 'cargo add brings in a crate whose build script the next build runs',
+  },
   aliases: { b: 'build', c: 'check', t: 'test', r: 'run', d: 'doc' },
 };
 
@@ -122,13 +160,20 @@ export const cargo: Multiplexer = {
 // --global-option, --install-option, --trusted-host: other sources, other places, or code run at build time.
 const PIP_INSTALL = `
   -r= -e= -U -q -v -c= --requirement= --editable= --upgrade --upgrade-strategy= --no-deps --pre --quiet --verbose --dry-run
-  --force-reinstall --ignore-installed --no-cache-dir --only-binary= --no-binary= --prefer-binary --require-hashes --user
+  --force-reinstall --ignore-installed --no-cache-dir --only-binary= --no-binary= --prefer-binary --require-hashes
   --no-build-isolation --constraint= --no-warn-script-location --progress-bar= --report=`;
 
+/** A requirements or constraints file on disk: one fetched from a URL can name any index. */
+const localFile: ValueCheck = { allows: (value) => !value.includes('://'), note: 'a local file, not a URL' };
+
 export const pip: Multiplexer = {
-  summary: 'install, list, show, freeze, check, uninstall -y with the listed options; not other indexes, targets or build settings',
+  summary: 'install (from requirements or local paths), list, show, freeze, check, uninstall -y with the listed options; not other indexes, targets or build settings',
   subcommands: {
-    install: { options: options(PIP_INSTALL), afterDoubleDash: 'operands' },
+    install: {
+      options: options(PIP_INSTALL, { '-r': localFile, '--requirement': localFile, '-c': localFile, '--constraint': localFile, '-e': localFile, '--editable': localFile }),
+      afterDoubleDash: 'operands',
+      positionals: namedPackages,
+    },
     list: { options: options('-o -u -e -l --outdated --uptodate --editable --local --user --not-required --exclude-editable --include-editable --format= --pre') },
     show: { options: options('-f --files --verbose -v') },
     freeze: { options: options('-l --local --user --all --exclude-editable --exclude=') },
@@ -136,6 +181,36 @@ export const pip: Multiplexer = {
     uninstall: { options: options('-y --yes -r= --requirement=') },
   },
   never: { config: 'pip config changes what later commands install from' },
+};
+
+export const gem: Multiplexer = {
+  summary: 'a package named to install asks',
+  subcommands: { install: installsNamedPackages, update: installsNamedPackages },
+  never: { build: 'gem build runs the gemspec' },
+};
+
+export const brew: Multiplexer = {
+  summary: 'a formula named to install asks (formulae run code)',
+  subcommands: { install: installsNamedPackages, reinstall: installsNamedPackages, upgrade: installsNamedPackages },
+  never: { tap: 'brew tap adds formulae from anywhere', bundle: 'brew bundle installs from a Brewfile' },
+};
+
+export const uv: Multiplexer = {
+  summary: 'uv run <program> is a runner; a package named to add asks',
+  subcommands: { add: installsNamedPackages },
+  never: { tool: 'uv tool runs and installs any tool', pip: 'uv pip installs packages, whose builds run code' },
+};
+
+export const poetry: Multiplexer = {
+  summary: 'poetry run <program> is a runner; a package named to add asks',
+  subcommands: { add: installsNamedPackages },
+  never: { self: 'poetry self changes poetry itself', source: 'poetry source adds package sources' },
+};
+
+export const pipx: Multiplexer = {
+  summary: 'pipx run <program> is a runner; a package named to install asks',
+  subcommands: { install: installsNamedPackages, inject: installsNamedPackages, upgrade: installsNamedPackages },
+  never: {},
 };
 
 // pytest. Not -p (loads a plugin), -c, --rootdir, -o/--override-ini, --basetemp, --confcutdir, --junitxml, --pdb.

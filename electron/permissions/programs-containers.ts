@@ -1,4 +1,4 @@
-import { options, type ProgramSpec } from './option-parser.js';
+import { options, type ProgramSpec, type ValueCheck } from './option-parser.js';
 import type { Multiplexer } from './programs-git.js';
 
 /**
@@ -6,7 +6,13 @@ import type { Multiplexer } from './programs-git.js';
  * reaches the host: mounts, devices, host namespaces, privileges, host files read into it.
  */
 
-const table = (text: string, extra: Partial<ProgramSpec> = {}): ProgramSpec => ({ options: options(text), ...extra });
+const table = (text: string, extra: Partial<ProgramSpec> = {}, checks: Readonly<Record<string, ValueCheck>> = {}): ProgramSpec => ({
+  options: options(text, checks),
+  ...extra,
+});
+
+/** `-e NAME` (without a value) hands the host's own variable to the container: only NAME=value is known to be safe. */
+const assignment: ValueCheck = { allows: (value) => value.includes('='), note: 'NAME=value, never a host variable by name' };
 
 // Not -v/--volume, --mount, --privileged, --cap-add, --device, --pid, --ipc, --userns, --uts, --cgroupns,
 // --security-opt, --network/--net (host), --env-file, --volumes-from, --gpus, -u/--user (host ids).
@@ -34,11 +40,12 @@ function engine(name: string): Multiplexer {
       build: {
         options: options('-t= -f= -q --tag= --file= --no-cache --pull --quiet --target= --build-arg= --platform= --progress= --label= --network=', {
           '--network': { allows: (value) => value !== 'host', note: 'not host' },
+          '--build-arg': assignment,
         }),
       },
       // After the image (or the container), the words are the container's own command, run inside it.
-      run: table(RUN, { afterDoubleDash: 'operands', stopAtFirstOperand: true }),
-      exec: table('-d -i -t -e= -w= --detach --interactive --tty --env= --workdir=', { stopAtFirstOperand: true }),
+      run: table(RUN, { afterDoubleDash: 'operands', stopAtFirstOperand: true }, { '-e': assignment, '--env': assignment }),
+      exec: table('-d -i -t -e= -w= --detach --interactive --tty --env= --workdir=', { stopAtFirstOperand: true }, { '-e': assignment, '--env': assignment }),
       start: table('-a -i --attach --interactive'),
       stop: table('-t= --time= -s= --signal='),
       restart: table('-t= --time='),
@@ -79,13 +86,16 @@ const KUBE = `
   --namespaced --verbs= --cached --subresource=`;
 
 export const kubectl: Multiplexer = {
-  summary: 'get, describe, logs, top, explain, version, api-resources, rollout, events with the listed options; not --kubeconfig, --token, --server, --as',
-  subcommands: Object.fromEntries(
-    ['get', 'describe', 'logs', 'top', 'explain', 'version', 'api-resources', 'api-versions', 'cluster-info', 'rollout', 'events', 'wait'].map((command) => [
-      command,
-      table(KUBE),
-    ]),
-  ),
+  summary: 'get, describe, logs, top, explain, version, api-resources, rollout status and history, events with the listed options; not --kubeconfig, --token, --server, --as',
+  subcommands: {
+    ...Object.fromEntries(
+      ['get', 'describe', 'logs', 'top', 'explain', 'version', 'api-resources', 'api-versions', 'cluster-info', 'events', 'wait'].map((command) => [command, table(KUBE)]),
+    ),
+    rollout: {
+      options: options(KUBE),
+      positionals: (words) => (['status', 'history'].includes(words[0] ?? '') ? null : `kubectl rollout ${words[0] ?? ''} changes the cluster; only status and history are read-only`),
+    },
+  },
   never: {
     exec: 'kubectl exec runs commands in the cluster',
     cp: 'kubectl cp copies to and from the host',

@@ -14,6 +14,27 @@ export interface Multiplexer {
 
 const spec = (text: string, extra: Partial<ProgramSpec> = {}): ProgramSpec => ({ options: options(text), afterDoubleDash: 'operands', ...extra });
 
+/** Operands whose first word must be one of these read-only verbs (or none at all). */
+const firstOperandIn =
+  (verbs: readonly string[], allowNone = true) =>
+  (words: readonly string[]): string | null => {
+    if (words.length === 0) return allowNone ? null : 'a subcommand is needed';
+    return verbs.includes(words[0]!) ? null : `${words[0]} is not one of ${verbs.join(', ')}`;
+  };
+
+/** A transport that runs a command (`ext::sh -c …`, `fd::`) or a path outside, instead of a remote. */
+function noCommandTransport(words: readonly string[]): string | null {
+  const transport = words.find((word) => word.includes('::'));
+  return transport ? `${transport} names a git transport that can run commands` : null;
+}
+
+/** Pushing to a URL or a path sends the repository anywhere; a configured remote's name is what a push grant covers. */
+function remoteNamesOnly(words: readonly string[]): string | null {
+  const target = words[0];
+  if (target !== undefined && /[:/\\]/.test(target)) return `${target} is not the name of a configured remote`;
+  return noCommandTransport(words);
+}
+
 // Shared by log, show and diff. Not --ext-diff or --textconv (they run configured programs), nor --output (writes a file).
 const DIFF_OUTPUT = `
   -p -u -s -U= -w -b -R -z -W -M? -C? -B?
@@ -65,17 +86,17 @@ export const git: Multiplexer = {
       --first-parent --candidates= --debug`),
     tag: spec(`-l -n? -v --list --sort= --contains? --no-contains? --points-at= --merged? --no-merged? --format= --column?
       --no-column --color? --ignore-case`),
-    remote: spec(`-v --verbose`),
+    remote: spec(`-v --verbose`, { positionals: firstOperandIn(['show', 'get-url']) }),
     fetch: spec(`-p -P -t -n -q -v -f -j= --all --prune --prune-tags --tags --no-tags --quiet --verbose --depth= --deepen=
       --shallow-since= --shallow-exclude= --unshallow --update-shallow --dry-run --force --multiple --jobs= --no-recurse-submodules
       --recurse-submodules? --keep --refetch --progress --no-progress --set-upstream --write-fetch-head --no-write-fetch-head
-      --atomic --append -a --negotiation-tip= --filter= --porcelain --show-forced-updates --no-show-forced-updates`),
+      --atomic --append -a --negotiation-tip= --filter= --porcelain --show-forced-updates --no-show-forced-updates`, { positionals: noCommandTransport }),
     pull: spec(`-q -v -n -r? --quiet --verbose --ff --no-ff --ff-only --rebase? --no-rebase --autostash --no-autostash
       --stat --no-stat --squash --no-squash --commit --no-commit --edit --no-edit --all --prune --tags --no-tags --depth=
-      --unshallow --progress --no-progress --no-verify --signoff --no-signoff`),
+      --unshallow --progress --no-progress --no-verify --signoff --no-signoff`, { positionals: noCommandTransport }),
     push: spec(`-u -f -n -q -v -d --set-upstream --force --force-with-lease? --force-if-includes --no-force-if-includes --tags
       --follow-tags --no-follow-tags --delete --dry-run --quiet --verbose --all --branches --mirror --prune --atomic --no-atomic
-      --no-verify --porcelain --progress --no-progress --ipv4 --ipv6 -4 -6`),
+      --no-verify --porcelain --progress --no-progress --ipv4 --ipv6 -4 -6`, { positionals: remoteNamesOnly }),
     add: spec(`-A -u -n -v -f -N --all --update --dry-run --verbose --force --intent-to-add --ignore-errors --ignore-missing
       --renormalize --refresh --no-all --no-ignore-removal --ignore-removal --sparse --chmod= --pathspec-from-file= --pathspec-file-nul`),
     commit: spec(`-a -m= -F= -q -v -n -s -o -i -C= -c= --all --message= --file= --quiet --verbose --no-verify --signoff
@@ -102,7 +123,7 @@ export const git: Multiplexer = {
       --committer-date-is-author-date --ignore-date --reset-author-date --signoff --no-verify --verify --rebase-merges?
       --no-rebase-merges --apply --merge -m`),
     stash: spec(`-u -k -q -a -p -m= --patch --include-untracked --keep-index --no-keep-index --quiet --all --message= --index --staged
-      --pathspec-from-file= --pathspec-file-nul`),
+      --pathspec-from-file= --pathspec-file-nul`, { positionals: firstOperandIn(['list', 'show', 'push', 'save']) }),
     grep: spec(`-i -I -v -w -n -l -L -c -h -H -e= -f= -E -F -G -P -r -z -o -q -W -p -A= -B= -C= -m= --cached --untracked
       --no-index --exclude-standard --no-exclude-standard --recurse-submodules --ignore-case --invert-match --word-regexp
       --line-number --column --files-with-matches --name-only --files-without-match --count --no-filename --full-name
@@ -113,9 +134,9 @@ export const git: Multiplexer = {
     clone: spec(`-b= -q -v -n --branch= --depth= --shallow-since= --shallow-exclude= --single-branch --no-single-branch
       --no-tags --quiet --verbose --progress --no-checkout --bare --mirror --origin= -o= --filter= --also-filter-submodules
       --recurse-submodules? --shallow-submodules --no-shallow-submodules --remote-submodules --no-remote-submodules --sparse
-      --reject-shallow --no-reject-shallow --bundle-uri=`),
+      --reject-shallow --no-reject-shallow --bundle-uri=`, { positionals: noCommandTransport }),
     init: spec(`-q -b= --quiet --bare --initial-branch= --object-format= --shared?`),
-    worktree: spec(`-v --verbose --porcelain -z --expire=`),
+    worktree: spec(`-v --verbose --porcelain -z --expire=`, { positionals: firstOperandIn(['list'], false) }),
     reflog: spec(`-n= --date= --format= --oneline --all --expire= --dry-run`, { numberOption: true }),
     'merge-base': spec(`-a --all --octopus --independent --is-ancestor --fork-point`),
     'rev-list': spec(`${LOG_SELECTION} --objects --objects-edge --quiet --left-right --count --disk-usage?`, { numberOption: true }),

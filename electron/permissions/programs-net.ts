@@ -11,7 +11,14 @@ const literalCookie: ValueCheck = { allows: (value) => value.includes('='), note
 /** --write-out may read its format from a file (@file) or write one (%output{file}). */
 const safeWriteOut: ValueCheck = { allows: (value) => !value.startsWith('@') && !/%output\{/i.test(value), note: 'not @file or %output{…}' };
 
+/** A URL operand: http, https, ftp or ftps, or a host without a scheme; never file://, dict://, gopher:// and the like. */
+function webOnly(words: readonly string[]): string | null {
+  const other = words.find((word) => /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word) && !/^(https?|ftps?):\/\//i.test(word));
+  return other ? `${other} uses a scheme other than http, https or ftp` : null;
+}
+
 export const curl: ProgramSpec = {
+  positionals: webOnly,
   summary: 'requests and reading responses; -o, -D and --output only as - (the terminal); no upload of files, no config files, no trace or cookie-jar files',
   options: options(
     `
@@ -44,11 +51,13 @@ export const curl: ProgramSpec = {
       '--write-out': safeWriteOut,
       '--variable': noFileAnywhere,
       '--url-query': noFileAnywhere,
+      '--url': { allows: (value) => webOnly([value]) === null, note: 'http, https or ftp' },
     },
   ),
 };
 
 export const wget: ProgramSpec = {
+  positionals: webOnly,
   summary: 'downloads into the working folder, or -O - to the terminal; not -e (runs wgetrc commands), -o/-a/-P (write elsewhere), -r',
   options: options(
     `

@@ -2,7 +2,9 @@
  * A sed script is a program: `e` runs a shell command, `w`/`W` write files, `r`/`R` read them
  * in, and `s///e`, `s///w` do the same from a substitution. This accepts only scripts made of
  * commands known to do neither: addresses, then one of `p d D q Q n N P h H g G x = l z`,
- * `s/…/…/` with flags from `g p i I m M 0-9`, `y/…/…/`, blocks `{ }`, `!`, labels and branches.
+ * `s/…/…/` with flags from `g p i I m M 0-9`, `y/…/…/`, blocks `{ }` and `!`. Labels and
+ * branches ask: where a label ends differs between seds (GNU ends it at a space), and a command
+ * hidden after it would run.
  * Anything else, or anything it cannot read, is "not known to be safe".
  */
 const SIMPLE = new Set(['p', 'd', 'D', 'q', 'Q', 'n', 'N', 'P', 'h', 'H', 'g', 'G', 'x', '=', 'l', 'z', '{', '}']);
@@ -65,9 +67,6 @@ export function unsafeSedScript(script: string): string | null {
     if (SIMPLE.has(command)) {
       // q and Q may carry an exit code.
       if (command === 'q' || command === 'Q') while (/[0-9 ]/.test(at() ?? '')) i++;
-    } else if (command === ':' || command === 'b' || command === 't' || command === 'T') {
-      // A label runs to the end of the line or to `;`.
-      while (i < script.length && script[i] !== '\n' && script[i] !== ';') i++;
     } else if (command === 's' || command === 'y') {
       const delimiter = at();
       if (!delimiter || delimiter === '\n' || delimiter === '\\') return 'the sed script has a substitution it cannot read';
