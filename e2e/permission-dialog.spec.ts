@@ -46,7 +46,7 @@ async function tokenCodes(locator: Locator): Promise<number[]> {
   return Promise.all(tokens.map(async (token) => Number(await token.getAttribute('data-code'))));
 }
 
-test('a request arriving while the person types takes no keystroke: the message stays whole, plain letters answer nothing, Alt+R rejects', async ({
+test('a request arriving while the person types takes no keystroke: the message stays whole, plain and Alt letters answer nothing there, F6 then Alt+R rejects', async ({
   page,
   host,
   pageProblems,
@@ -99,8 +99,17 @@ test('a request arriving while the person types takes no keystroke: the message 
   expect(model.requests).toHaveLength(1);
   await shoot(page, testInfo, 'request-while-typing', 'request shown while typing (focus stays in the composer)');
 
-  // Alt+R, once the answers are armed again, rejects it; the composer keeps its text and the focus.
-  await expect(reject).toBeEnabled();
+  // Alt+R typed in the composer is the composer's: it answers nothing.
+  await expect(modal).toHaveAttribute('data-armed', 'true');
+  await page.keyboard.press('Alt+r');
+  await expect(input).toBeFocused();
+  await expect(modal).toHaveAttribute('data-armed', 'true');
+  expect(await pendingRequests(page, host, auth, sessionId)).toHaveLength(1);
+
+  // F6 goes to the request; Alt+R there, once armed, rejects it; the composer gets its focus back with its text.
+  await page.keyboard.press('F6');
+  await expect(modal).toBeFocused();
+  await expect(modal).toHaveAttribute('data-armed', 'true');
   await page.keyboard.press('Alt+r');
   await expect(modal).toBeHidden();
   expect(await pendingRequests(page, host, auth, sessionId)).toHaveLength(0);
@@ -110,6 +119,92 @@ test('a request arriving while the person types takes no keystroke: the message 
   await expect(row).toHaveAttribute('data-status', 'rejected');
   await expect(row.getByTestId('tool-status')).toHaveText('rejected');
   await expect(input).toHaveValue(typed);
+  await expect(input).toBeFocused();
+});
+
+/** Starts a session whose model asks to run `command`, and waits for the request with the focus in the composer. */
+async function requestShown(page: Page, host: RunningHost, command: string): Promise<{ auth: Record<string, string>; sessionId: string }> {
+  const auth = await connectModel(page, host);
+  model.enqueue({ toolCalls: [{ name: 'run_command', args: { command } }] }, { text: 'Understood, I will not run it.' });
+  await page.goto(host.url);
+  await page.getByTestId('new-session').click();
+  await expect(page).toHaveURL(/#\/s\/[a-z0-9]+$/);
+  const sessionId = new URL(page.url()).hash.split('/')[2]!;
+  const input = page.getByTestId('composer-input');
+  await input.fill('run it');
+  await input.press('Enter');
+  await expect(page.getByTestId('permission-modal')).toBeVisible();
+  await expect(input).toBeFocused();
+  return { auth, sessionId };
+}
+
+/**
+ * What macOS Option with a letter sends: a keydown whose key is the character the layout
+ * typed (Option+S is "ß" on US, "ś" on Polish Pro), on the letter's position, with Alt held,
+ * and the character itself as the text that goes into the field.
+ */
+async function typeOptionCharacter(page: Page, character: string, code: string, windowsVirtualKeyCode: number): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  const common = { modifiers: 1, key: character, code, windowsVirtualKeyCode };
+  await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', ...common, text: character, unmodifiedText: character });
+  await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...common });
+  await cdp.detach();
+}
+
+test('Option and Alt letters typed into the composer while a request is shown go to the composer and answer nothing', async ({ page, host, pageProblems }) => {
+  void pageProblems;
+  const { auth, sessionId } = await requestShown(page, host, 'echo option keys | cat');
+  const input = page.getByTestId('composer-input');
+  const modal = page.getByTestId('permission-modal');
+  await input.fill('');
+  // Wait for the arming each time: a key typed while disarmed would prove nothing.
+  const option: [string, string, number][] = [
+    ['ß', 'KeyS', 83],
+    ['ś', 'KeyS', 83],
+    ['å', 'KeyA', 65],
+    ['π', 'KeyP', 80],
+    ['®', 'KeyR', 82],
+    ['©', 'KeyG', 71],
+  ];
+  for (const [character, code, keyCode] of option) {
+    await expect(modal).toHaveAttribute('data-armed', 'true');
+    await typeOptionCharacter(page, character, code, keyCode);
+  }
+  await expect(input).toHaveValue('ßśåπ®©');
+  for (const chord of ['Alt+a', 'Alt+s', 'Alt+p', 'Alt+r', 'Alt+g']) {
+    await expect(modal).toHaveAttribute('data-armed', 'true');
+    await page.keyboard.press(chord);
+  }
+  await expect(input).toHaveValue('ßśåπ®©');
+  await expect(input).toBeFocused();
+  await expect(modal).toBeVisible();
+  expect(await pendingRequests(page, host, auth, sessionId)).toHaveLength(1);
+  expect(model.requests).toHaveLength(1);
+});
+
+test('F6 moves the focus from the composer to the request (Tab inside, Esc back to the composer), and there Alt+R rejects', async ({ page, host, pageProblems }) => {
+  void pageProblems;
+  const { auth, sessionId } = await requestShown(page, host, 'echo chord | cat');
+  const input = page.getByTestId('composer-input');
+  const modal = page.getByTestId('permission-modal');
+  await expect(modal.getByTestId('permission-keys')).toContainText('F6');
+  await page.keyboard.press('F6');
+  await expect(modal).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(modal.getByTestId('permission-allow')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(input).toBeFocused();
+  expect(await pendingRequests(page, host, auth, sessionId)).toHaveLength(1);
+
+  await page.keyboard.press('F6');
+  await expect(modal).toBeFocused();
+  await expect(modal).toHaveAttribute('data-armed', 'true');
+  await page.keyboard.press('Alt+r');
+  await expect(modal).toBeHidden();
+  expect(await pendingRequests(page, host, auth, sessionId)).toHaveLength(0);
+  await model.waitForRequests(2, 15_000);
+  expect(model.requests[1]!.transcript).toContain('Not run: the person rejected `echo chord | cat`');
+  await expect(page.getByTestId('tool-row').last()).toHaveAttribute('data-status', 'rejected');
   await expect(input).toBeFocused();
 });
 

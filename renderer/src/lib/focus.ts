@@ -72,3 +72,10 @@ export class FocusReturn {
     this.#inside = false;
   }
 }
+
+/** The element that really has the focus: inside shadow roots too, not their host. */
+export function deepActiveElement(document: Document): Element | null {
+  let active = document.activeElement;
+  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  return active;
+}
