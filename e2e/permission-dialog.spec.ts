@@ -46,6 +46,22 @@ async function tokenCodes(locator: Locator): Promise<number[]> {
   return Promise.all(tokens.map(async (token) => Number(await token.getAttribute('data-code'))));
 }
 
+/** F6 to the request, Alt+R there once armed: the request is gone, the model hears the rejection, the row says so. */
+async function rejectFromThePanel(page: Page, host: RunningHost, auth: Record<string, string>, sessionId: string, command: string): Promise<void> {
+  const modal = page.getByTestId('permission-modal');
+  await page.keyboard.press('F6');
+  await expect(modal).toBeFocused();
+  await expect(modal).toHaveAttribute('data-armed', 'true');
+  await page.keyboard.press('Alt+r');
+  await expect(modal).toBeHidden();
+  expect(await pendingRequests(page, host, auth, sessionId)).toHaveLength(0);
+  await model.waitForRequests(2, 15_000);
+  expect(model.requests[1]!.transcript).toContain(`Not run: the person rejected \`${command}\``);
+  const row = page.getByTestId('tool-row').last();
+  await expect(row).toHaveAttribute('data-status', 'rejected');
+  await expect(row.getByTestId('tool-status')).toHaveText('rejected');
+}
+
 test('a request arriving while the person types takes no keystroke: the message stays whole, plain and Alt letters answer nothing there, F6 then Alt+R rejects', async ({
   page,
   host,
@@ -107,17 +123,7 @@ test('a request arriving while the person types takes no keystroke: the message 
   expect(await pendingRequests(page, host, auth, sessionId)).toHaveLength(1);
 
   // F6 goes to the request; Alt+R there, once armed, rejects it; the composer gets its focus back with its text.
-  await page.keyboard.press('F6');
-  await expect(modal).toBeFocused();
-  await expect(modal).toHaveAttribute('data-armed', 'true');
-  await page.keyboard.press('Alt+r');
-  await expect(modal).toBeHidden();
-  expect(await pendingRequests(page, host, auth, sessionId)).toHaveLength(0);
-  await model.waitForRequests(2, 15_000);
-  expect(model.requests[1]!.transcript).toContain('Not run: the person rejected `echo arrived mid-sentence | cat`');
-  const row = page.getByTestId('tool-row').last();
-  await expect(row).toHaveAttribute('data-status', 'rejected');
-  await expect(row.getByTestId('tool-status')).toHaveText('rejected');
+  await rejectFromThePanel(page, host, auth, sessionId, 'echo arrived mid-sentence | cat');
   await expect(input).toHaveValue(typed);
   await expect(input).toBeFocused();
 });
@@ -196,15 +202,7 @@ test('F6 moves the focus from the composer to the request (Tab inside, Esc back 
   await expect(input).toBeFocused();
   expect(await pendingRequests(page, host, auth, sessionId)).toHaveLength(1);
 
-  await page.keyboard.press('F6');
-  await expect(modal).toBeFocused();
-  await expect(modal).toHaveAttribute('data-armed', 'true');
-  await page.keyboard.press('Alt+r');
-  await expect(modal).toBeHidden();
-  expect(await pendingRequests(page, host, auth, sessionId)).toHaveLength(0);
-  await model.waitForRequests(2, 15_000);
-  expect(model.requests[1]!.transcript).toContain('Not run: the person rejected `echo chord | cat`');
-  await expect(page.getByTestId('tool-row').last()).toHaveAttribute('data-status', 'rejected');
+  await rejectFromThePanel(page, host, auth, sessionId, 'echo chord | cat');
   await expect(input).toBeFocused();
 });
 

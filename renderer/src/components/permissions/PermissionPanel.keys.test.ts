@@ -1,27 +1,10 @@
 // @vitest-environment jsdom
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, screen } from '@testing-library/svelte';
+import { describe, expect, it, vi } from 'vitest';
+import { screen } from '@testing-library/svelte';
 import { isComposingKey, readPanelKey, shortcutLetter, type KeyLike } from '../../lib/permission-keys.js';
-import { arm, button, key, panel, request, settle, setUpPanel } from './panel-test-kit.js';
+import { arm, button, key, panel, request, settle, composer, usePanelFixture } from './panel-test-kit.js';
 
-let composer: HTMLTextAreaElement;
-let stops: (() => void)[] = [];
-const setUp = () => setUpPanel(composer, stops);
-
-beforeEach(() => {
-  composer = document.createElement('textarea');
-  composer.dataset.testid = 'composer';
-  document.body.append(composer);
-});
-
-afterEach(() => {
-  cleanup();
-  for (const stop of stops.splice(0)) stop();
-  composer.remove();
-  document.body.replaceChildren();
-  vi.useRealTimers();
-  vi.unstubAllGlobals();
-});
+const setUp = usePanelFixture();
 
 /** What macOS Option (and AltGr-less layouts) make of a letter key: the character the OS typed, on the key's position. */
 const OPTION_CHARACTERS: { key: string; code: string; what: string }[] = [

@@ -1,23 +1,9 @@
 // @vitest-environment jsdom
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent } from '@testing-library/svelte';
-import { arm, button, key, panel, pointerDown, pointerUp, request, settle, setUpPanel } from './panel-test-kit.js';
+import { describe, expect, it } from 'vitest';
+import { fireEvent } from '@testing-library/svelte';
+import { arm, button, key, panel, pointerDown, pointerUp, request, settle, composer, usePanelFixture } from './panel-test-kit.js';
 
-let composer: HTMLTextAreaElement;
-let stops: (() => void)[] = [];
-const setUp = () => setUpPanel(composer, stops);
-
-beforeEach(() => {
-  composer = document.createElement('textarea');
-  document.body.append(composer);
-});
-
-afterEach(() => {
-  cleanup();
-  for (const stop of stops.splice(0)) stop();
-  composer.remove();
-  vi.useRealTimers();
-});
+const setUp = usePanelFixture();
 
 describe('PermissionPanel clicks: an answer counts only for the press that began on it, for that request, armed', () => {
   it('a full press on an armed button answers', async () => {

@@ -1,25 +1,11 @@
 // @vitest-environment jsdom
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, screen } from '@testing-library/svelte';
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import { ARM_MS } from '../../lib/state/arming.svelte.js';
-import { arm, button, key, panel, request, settle, setUpPanel } from './panel-test-kit.js';
+import { arm, button, key, panel, request, settle, composer, usePanelFixture } from './panel-test-kit.js';
 
-let composer: HTMLTextAreaElement;
-let stops: (() => void)[] = [];
-const setUp = () => setUpPanel(composer, stops);
-
-beforeEach(() => {
-  composer = document.createElement('textarea');
-  document.body.append(composer);
-});
-
-afterEach(() => {
-  cleanup();
-  for (const stop of stops.splice(0)) stop();
-  composer.remove();
-  vi.useRealTimers();
-});
+const setUp = usePanelFixture();
 
 describe('PermissionPanel', () => {
   it('shows a request without taking the focus from a field being typed in, disarmed for a moment', async () => {

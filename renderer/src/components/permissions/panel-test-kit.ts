@@ -1,5 +1,5 @@
-import { expect, vi } from 'vitest';
-import { fireEvent, render, screen } from '@testing-library/svelte';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import type { PermissionRequest } from '@shared/contract.js';
 import type { DroverApi } from '../../lib/api.js';
@@ -42,8 +42,30 @@ function fakeApi() {
   return { api, answerPermission, emit };
 }
 
-/** Renders the panel with fake timers; `stops` collects what the test's afterEach must stop. */
-export async function setUpPanel(composer: HTMLElement, stops: (() => void)[]) {
+/** The field a person types in while a request arrives; one per test file, emptied before every test. */
+export const composer = document.createElement('textarea');
+composer.dataset.testid = 'composer';
+const stops: (() => void)[] = [];
+
+/** Registers the hooks every panel test file needs: the composer in the page, everything stopped and cleaned after. */
+export function usePanelFixture(): () => ReturnType<typeof setUpPanel> {
+  beforeEach(() => {
+    composer.value = '';
+    document.body.append(composer);
+  });
+  afterEach(() => {
+    cleanup();
+    for (const stop of stops.splice(0)) stop();
+    composer.remove();
+    document.body.replaceChildren();
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+  return setUpPanel;
+}
+
+/** Renders the panel with fake timers; what must be stopped is stopped by the fixture's afterEach. */
+async function setUpPanel() {
   const { api, answerPermission, emit } = fakeApi();
   const permissions = new PermissionsState(api, 's1');
   stops.push(permissions.start());
