@@ -1,8 +1,8 @@
 import { isAbsolute, posix, relative } from 'node:path';
 import type { Node } from 'web-tree-sitter';
 import { hasUnsafeCharacters, visibleCommand } from '../../shared/domain/commands.js';
-import { analyse, uncovered } from './invocation.js';
-import { parseShell } from './shell-parser.js';
+import { analyse, uncovered, type Invocation } from './invocation.js';
+import { parseShell, type ParsedCommand } from './shell-parser.js';
 
 export { hasUnsafeCharacters, visibleCommand };
 
@@ -46,8 +46,11 @@ export function hasMetacharacter(command: string): boolean {
  */
 export function plainWords(command: string): string[] | null {
   if (!command.trim() || hasUnsafeCharacters(command) || hasMetacharacter(command)) return null;
-  const parsed = parseShell(command);
-  if (!parsed || parsed.hasError) return null;
+  return parseShell(command, wordsOfTree);
+}
+
+function wordsOfTree(parsed: ParsedCommand): string[] | null {
+  if (parsed.hasError) return null;
   const statements = parsed.root.namedChildren;
   if (parsed.root.type !== 'program' || statements.length !== 1) return null;
   const statement = statements[0]!;
@@ -87,11 +90,8 @@ function wordOf(node: Node): string | null {
 export function programGrantFor(command: string, shell: GatePolicy['shell'] = 'posix'): string | null {
   if (shell === 'cmd') return null;
   const words = plainWords(command);
-  if (!words) return null;
-  const invocation = analyse(words);
-  if (!invocation || invocation.never) return null;
-  if (uncovered(words, invocation, invocation.subject.length) !== null) return null;
-  return invocation.subject.join(' ');
+  const invocation = words && analyse(words);
+  return words && invocation && !invocation.never && uncovered(words, invocation, invocation.subject.length) === null ? invocation.subject.join(' ') : null;
 }
 
 /** Whether `cwd` is the workspace or inside it (both real paths; the caller resolves them). */
@@ -141,18 +141,18 @@ export function evaluateCommand(command: string, policy: GatePolicy, cwd?: strin
   if (policy.shell === 'cmd') return ask('under cmd.exe only exact grants apply: its words do not mean what a POSIX shell makes of them');
 
   const words = plainWords(command);
+  const invocation = words && analyse(words);
   // A grant's words may name a path; one outside the working folder asks, whatever covers the rest.
   const away = words && policy.workspace !== undefined && cwd !== undefined ? pathOutside(words.slice(1), cwd, policy.workspace) : null;
   const allowInside = (reason: string): GateDecision => (away ? ask(`${away} is outside the session's working folder ${policy.workspace}`) : allow(reason));
   let why: string | null = null;
   for (const entry of policy.allowlist) {
-    const verdict = allowlistVerdict(entry, command, words);
+    const verdict = allowlistVerdict(entry, command, words, invocation);
     if (verdict === true) return allowInside(`matches the allowlist entry "${entry}"`);
     if (typeof verdict === 'string') why ??= `the allowlist entry "${entry}" does not cover it: ${verdict}`;
   }
 
   if (policy.programGrants.length > 0 && words) {
-    const invocation = analyse(words);
     const grant = invocation?.subject.join(' ');
     if (invocation && grant !== undefined && policy.programGrants.includes(grant)) {
       if (invocation.never) return ask(invocation.never);
@@ -173,23 +173,17 @@ export function evaluateCommand(command: string, policy: GatePolicy, cwd?: strin
  * True when covered; a reason when the entry matches but what follows is not covered; false when
  * the entry does not match at all.
  */
-function allowlistVerdict(entry: string, command: string, words: string[] | null): true | false | string {
+function allowlistVerdict(entry: string, command: string, words: string[] | null, invocation: Invocation | null): true | false | string {
   const trimmed = entry.trim();
   if (!trimmed) return false;
   if (command === trimmed) return true;
   const entryWords = plainWords(trimmed);
   if (!entryWords || !words || words.length < entryWords.length) return false;
   if (!entryWords.every((word, i) => words[i] === word)) return false;
-  const invocation = analyse(words);
   if (!invocation) return 'what follows the entry is not a plain name';
   // A part that is never granted program-wide is covered only when the entry names it itself.
   if (invocation.never && entryWords.length < invocation.subject.length) return invocation.never;
   return uncovered(words, invocation, Math.max(entryWords.length, invocation.subject.length)) ?? true;
-}
-
-/** Kept for callers that only ask "does this entry cover this command?". */
-export function allowlistCovers(entry: string, command: string): boolean {
-  return allowlistVerdict(entry, command, plainWords(command)) === true;
 }
 
 function ask(reason: string): GateDecision {

@@ -35,7 +35,9 @@ export function analyse(words: readonly string[]): Invocation | null {
     const never = spec ? null : `python -m ${second} runs a module Drover has no rule for; only known test and lint modules are granted program-wide`;
     return { subject: [program, '-m', second], spec: spec ?? SCRIPT_ARGUMENTS, never };
   }
-  const runner = first === undefined ? undefined : RUNNERS[name]?.[first];
+  // Aliases first: `npm rum build` is `npm run build`, and keeps its script like it.
+  const verb = first === undefined ? undefined : (MULTIPLEXERS[name]?.aliases?.[first] ?? first);
+  const runner = verb === undefined ? undefined : RUNNERS[name]?.[verb];
   if (runner) {
     if (!isPlainName(second)) return null;
     const manager = MULTIPLEXERS[name];
@@ -57,13 +59,13 @@ export function analyse(words: readonly string[]): Invocation | null {
     const subcommand = multiplexer.aliases?.[first] ?? first;
     const never = multiplexer.never[subcommand];
     const spec = multiplexer.subcommands[subcommand] ?? multiplexer.others;
-    const why = never ? `${name} ${subcommand} is never granted program-wide: ${never}` : null;
-    if (spec || why) return { subject: [program, first], spec: spec ?? POSITIONAL_ONLY, never: why };
+    if (never) return { subject: [program, first], spec: spec ?? POSITIONAL_ONLY, never: `${name} ${subcommand} is never granted program-wide: ${never}` };
+    if (spec) return { subject: [program, first], spec, never: null };
     // A subcommand Drover has no table for may itself select what happens (`gh auth token`, `docker
     // container cp`): the grant keeps every word up to the first option, and options ask.
     const verbs = words.slice(1).findIndex((word) => word.startsWith('-'));
     const subject = verbs < 0 ? [...words] : words.slice(0, verbs + 1);
-    return { subject, spec: POSITIONAL_ONLY, never: why };
+    return { subject, spec: POSITIONAL_ONLY, never: null };
   }
   return { subject: [program], spec: PROGRAMS[name] ?? POSITIONAL_ONLY, never: neverWidened(program) };
 }

@@ -4,7 +4,7 @@
  * the prefix of a dangerous one, so it asks), with the value the table allows.
  */
 
-/** One safe option. `short` is one character (`o` for `-o`), `long` the name after `--`. */
+/** One safe option. `short` is one character (`o` for `-o`), `long` the name after `--`; one or both. */
 export interface OptionSpec {
   short?: string;
   long?: string;
@@ -48,24 +48,35 @@ export interface ArgumentProblem {
 /**
  * Parses a compact description: words separated by spaces; `-x` a flag, `-x=` an option that
  * takes a value, `--name` a flag, `--name=` a valued option, `--name?` an optional attached value,
- * `--name=2` two following words. Checks are attached by name afterwards.
+ * `--name=2` two following words. `-o|--output=` is one option with both spellings, so a check
+ * given to either applies to both. Checks are attached by spelling (`-o` or `--output`); one that
+ * names no option in the text is an error, so a typo cannot leave an option unchecked.
  */
 export function options(text: string, checks: Readonly<Record<string, ValueCheck>> = {}): OptionSpec[] {
-  return text
+  const unused = new Set(Object.keys(checks));
+  const specs = text
     .trim()
     .split(/\s+/)
     .filter(Boolean)
     .map((token) => {
-      const match = /^(--?)([^=?]+)(=2|=|\?)?$/.exec(token);
+      const match = /^([^=?]+)(=2|=|\?)?$/.exec(token);
       if (!match) throw new Error(`bad option spec "${token}"`);
-      const [, dashes, name, kind] = match as unknown as [string, string, string, string | undefined];
+      const [, spellings, kind] = match as unknown as [string, string, string | undefined];
       const value: OptionSpec['value'] = kind === '=2' ? 2 : kind === '=' ? 'required' : kind === '?' ? 'optional' : 'none';
-      const spec: OptionSpec = dashes === '--' ? { long: name, value } : { short: name, value };
-      if (dashes === '-' && name.length !== 1) throw new Error(`short option "${token}" must be one character`);
-      const check = checks[token.replace(/(=2|=|\?)$/, '')];
-      if (check) spec.check = check;
+      const spec: OptionSpec = { value };
+      for (const spelling of spellings.split('|')) {
+        if (spelling.startsWith('--') && spelling.length > 2 && !spec.long) spec.long = spelling.slice(2);
+        else if (/^-[^-]$/.test(spelling) && !spec.short) spec.short = spelling.slice(1);
+        else throw new Error(`bad option spec "${token}": "${spelling}" is not one short and one long spelling`);
+        const check = checks[spelling];
+        if (check && spec.check && spec.check !== check) throw new Error(`option spec "${token}" has two different checks`);
+        if (check) spec.check = check;
+        unused.delete(spelling);
+      }
       return spec;
     });
+  if (unused.size > 0) throw new Error(`checks for options that are not in the table: ${[...unused].join(', ')}`);
+  return specs;
 }
 
 export interface ParsedArguments {
@@ -90,6 +101,17 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
     values.set(key, [...(values.get(key) ?? []), value]);
     return null;
   };
+  // The value (or two) an option takes from the words after the one at `i`: the index of its last word, or why not.
+  const following = (option: OptionSpec, label: string, i: number): number | ArgumentProblem => {
+    if (option.value === 2) {
+      if (i + 2 >= args.length) return { at: i, reason: `${label} needs two values` };
+      if (args[i + 1]!.startsWith('-') || args[i + 2]!.startsWith('-')) return { at: i, reason: `${label} would take an option as its value` };
+      return i + 2;
+    }
+    if (i + 1 >= args.length) return { at: i, reason: `${label} needs a value` };
+    const problem = take(option, args[i + 1]!, true);
+    return problem ? { at: i + 1, reason: problem } : i + 1;
+  };
   let handedOn = false;
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
@@ -99,13 +121,13 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
       continue;
     }
     if (word === '--') {
+      if (!spec.afterDoubleDash) return fail(i, '-- is not known to be safe here');
       if (spec.afterDoubleDash === 'handed-on') {
         // What follows goes to another program this table knows nothing of: operands only.
         const rest = args.slice(i + 1);
         const option = rest.findIndex((arg) => arg.startsWith('-'));
         if (option >= 0) return fail(i + 1 + option, `${rest[option]} is handed on to another program, whose options are not known to be safe`);
       }
-      if (spec.afterDoubleDash !== 'operands' && spec.afterDoubleDash !== 'handed-on') return fail(i, '-- is not known to be safe here');
       handedOn = true;
       continue;
     }
@@ -121,14 +143,10 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
         if (option.value === 'none' || option.value === 2) return fail(i, `${optionName} takes no value here`);
         const problem = take(option, body.slice(eq + 1), false);
         if (problem) return fail(i, problem);
-      } else if (option.value === 'required') {
-        if (i + 1 >= args.length) return fail(i, `${word} needs a value`);
-        const problem = take(option, args[++i]!, true);
-        if (problem) return fail(i, problem);
-      } else if (option.value === 2) {
-        if (i + 2 >= args.length) return fail(i, `${word} needs two values`);
-        if (args[i + 1]!.startsWith('-') || args[i + 2]!.startsWith('-')) return fail(i, `${word} would take an option as its value`);
-        i += 2;
+      } else if (option.value === 'required' || option.value === 2) {
+        const next = following(option, word, i);
+        if (typeof next !== 'number') return { problem: next, positionals, values };
+        i = next;
       }
       continue;
     }
@@ -139,22 +157,14 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
       if (!option) return fail(i, `-${letter}${word.length > 2 ? ` (in ${word})` : ''} is not an option known to be safe`);
       if (option.value === 'none') continue;
       const attached = word.slice(c + 1);
-      if (option.value === 'optional' || attached !== '') {
-        if (attached !== '' || option.value !== 'optional') {
-          const problem = take(option, attached, false);
-          if (problem) return fail(i, problem);
-        }
-        break;
+      if (attached !== '') {
+        const problem = take(option, attached, false);
+        if (problem) return fail(i, problem);
+      } else if (option.value !== 'optional') {
+        const next = following(option, `-${letter}`, i);
+        if (typeof next !== 'number') return { problem: next, positionals, values };
+        i = next;
       }
-      if (option.value === 2) {
-        if (i + 2 >= args.length) return fail(i, `-${letter} needs two values`);
-        if (args[i + 1]!.startsWith('-') || args[i + 2]!.startsWith('-')) return fail(i, `-${letter} would take an option as its value`);
-        i += 2;
-        break;
-      }
-      if (i + 1 >= args.length) return fail(i, `-${letter} needs a value`);
-      const problem = take(option, args[++i]!, true);
-      if (problem) return fail(i, problem);
       break;
     }
   }
@@ -162,9 +172,14 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
   return { problem: problem ? { at: -1, reason: problem } : null, positionals, values };
 }
 
-/** How an option is written in its table: `-x` or `--name`. */
+/** How an option is named in messages and in `values`: `--name` when it has one, else `-x`. */
 export function name(option: OptionSpec): string {
   return option.long ? `--${option.long}` : `-${option.short}`;
+}
+
+/** Every spelling of an option, as README lists it: `-o/--output`. */
+export function spellings(option: OptionSpec): string {
+  return [option.short === undefined ? null : `-${option.short}`, option.long === undefined ? null : `--${option.long}`].filter(Boolean).join('/');
 }
 
 /** The rule for programs with no table: positional words only; any option asks. */

@@ -5,7 +5,10 @@ import type { EventBus } from '../core/event-bus.js';
 import { randomId } from '../core/ids.js';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { evaluateCommand, programGrantFor, visibleCommand } from './gate.js';
+import { evaluateCommand, programGrantFor, visibleCommand, type GatePolicy } from './gate.js';
+
+/** The shell commands run under here: the gate reads words its way. */
+const COMMAND_SHELL: NonNullable<GatePolicy['shell']> = process.platform === 'win32' ? 'cmd' : 'posix';
 
 export type Outcome = { allowed: true; reason: string } | { allowed: false; reason: string; rejected?: boolean };
 
@@ -57,7 +60,7 @@ export class PermissionService {
         exactGrants: [...grants.exact],
         programGrants: [...grants.program],
         workspace: workspace === undefined ? undefined : realPath(workspace),
-        shell: process.platform === 'win32' ? 'cmd' : 'posix',
+        shell: COMMAND_SHELL,
       },
       realPath(request.cwd),
     );
@@ -71,7 +74,7 @@ export class PermissionService {
       visibleCommand: visibleCommand(request.command),
       cwd: request.cwd,
       background: request.background,
-      programGrant: programGrantFor(request.command, process.platform === 'win32' ? 'cmd' : 'posix'),
+      programGrant: programGrantFor(request.command, COMMAND_SHELL),
       reason: decision.reason,
       createdAt: new Date((this.#deps.now ?? Date.now)()).toISOString(),
     };

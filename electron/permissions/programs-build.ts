@@ -110,14 +110,16 @@ const GO_BUILD = `
   --count= --run= --bench= --benchmem --benchtime= --short --timeout= --failfast --parallel= --cpu= --shuffle= --skip=
   --list= --fuzz= --fuzztime= --fuzzminimizetime= --vet= --args --i`;
 const goSpec = (extra = ''): ProgramSpec => ({ options: options(`${GO_BUILD} ${extra}`), style: 'go', afterDoubleDash: 'handed-on' });
+/** One table for the commands that take just the build flags (README lists them together). */
+const goBuild = goSpec();
 
 export const go: Multiplexer = {
   summary: 'build, test, run, vet, list, fmt, mod, version, env (not env -w) with build flags; not -exec, -toolexec, -o, -C',
   subcommands: {
-    build: goSpec(),
-    test: goSpec(),
-    run: goSpec(),
-    vet: goSpec(),
+    build: goBuild,
+    test: goBuild,
+    run: goBuild,
+    vet: goBuild,
     list: goSpec('--m --u --versions --retracted --deps --e --f= --find --export --compiled --test'),
     fmt: goSpec('--n --x'),
     mod: { options: options('--json --e --x --v'), style: 'go' },
@@ -139,15 +141,13 @@ const CARGO = `
   --quiet --verbose --color= --locked --offline --frozen --no-run --no-fail-fast --message-format= --keep-going --doc
   --ignored --future-incompat-report --timings? --check --fix --allow-dirty --allow-staged --no-deps`;
 
+const cargoTable: ProgramSpec = { options: options(CARGO), afterDoubleDash: 'handed-on' };
+
 export const cargo: Multiplexer = {
   summary: 'build, check, test, run, clippy, fmt, doc, bench, tree with the listed options; not --config, -Z, --manifest-path, --target-dir',
   subcommands: Object.fromEntries(
-    ['build', 'check', 'test', 'run', 'clippy', 'fmt', 'doc', 'bench', 'tree', 'metadata', 'clean', 'update', 'fetch'].map((command) => [
-      command,
-      { options: options(CARGO), afterDoubleDash: 'handed-on' as const },
-    ]),
+    ['build', 'check', 'test', 'run', 'clippy', 'fmt', 'doc', 'bench', 'tree', 'metadata', 'clean', 'update', 'fetch'].map((command) => [command, cargoTable]),
   ),
-
   never: {
     install: 'cargo install builds and installs outside the project',
     'install-update': 'installs outside the project',
@@ -159,9 +159,9 @@ export const cargo: Multiplexer = {
 // Not -i/--index-url, --extra-index-url, -t/--target, --prefix, --root, --src, -C/--config-settings,
 // --global-option, --install-option, --trusted-host: other sources, other places, or code run at build time.
 const PIP_INSTALL = `
-  -r= -e= -U -q -v -c= --requirement= --editable= --upgrade --upgrade-strategy= --no-deps --pre --quiet --verbose --dry-run
-  --force-reinstall --ignore-installed --no-cache-dir --only-binary= --no-binary= --prefer-binary --require-hashes
-  --no-build-isolation --constraint= --no-warn-script-location --progress-bar= --report=`;
+  -r|--requirement= -e|--editable= -c|--constraint= -U -q -v --upgrade --upgrade-strategy= --no-deps --pre --quiet --verbose
+  --dry-run --force-reinstall --ignore-installed --no-cache-dir --only-binary= --no-binary= --prefer-binary --require-hashes
+  --no-build-isolation --no-warn-script-location --progress-bar= --report=`;
 
 /** A requirements or constraints file on disk: one fetched from a URL can name any index. */
 const localFile: ValueCheck = { allows: (value) => !value.includes('://'), note: 'a local file, not a URL' };
@@ -170,7 +170,7 @@ export const pip: Multiplexer = {
   summary: 'install (from requirements or local paths), list, show, freeze, check, uninstall -y with the listed options; not other indexes, targets or build settings',
   subcommands: {
     install: {
-      options: options(PIP_INSTALL, { '-r': localFile, '--requirement': localFile, '-c': localFile, '--constraint': localFile, '-e': localFile, '--editable': localFile }),
+      options: options(PIP_INSTALL, { '-r': localFile, '-c': localFile, '-e': localFile }),
       afterDoubleDash: 'operands',
       positionals: namedPackages,
     },

@@ -17,7 +17,7 @@ const assignment: ValueCheck = { allows: (value) => value.includes('='), note: '
 // Not -v/--volume, --mount, --privileged, --cap-add, --device, --pid, --ipc, --userns, --uts, --cgroupns,
 // --security-opt, --network/--net (host), --env-file, --volumes-from, --gpus, -u/--user (host ids).
 const RUN = `
-  -d -i -t -e= -p= -P -w= -l= -h= -m= --rm --detach --interactive --tty --env= --publish= --publish-all --name= --workdir=
+  -d -i -t -e|--env= -p= -P -w= -l= -h= -m= --rm --detach --interactive --tty --publish= --publish-all --name= --workdir=
   --label= --hostname= --memory= --cpus= --platform= --pull= --init --read-only --restart= --stop-timeout= --stop-signal=
   --expose= --add-host= --dns= --entrypoint= --health-cmd= --no-healthcheck --tmpfs= --shm-size= --ulimit= --quiet -q`;
 
@@ -44,8 +44,8 @@ function engine(name: string): Multiplexer {
         }),
       },
       // After the image (or the container), the words are the container's own command, run inside it.
-      run: table(RUN, { afterDoubleDash: 'operands', stopAtFirstOperand: true }, { '-e': assignment, '--env': assignment }),
-      exec: table('-d -i -t -e= -w= --detach --interactive --tty --env= --workdir=', { stopAtFirstOperand: true }, { '-e': assignment, '--env': assignment }),
+      run: table(RUN, { afterDoubleDash: 'operands', stopAtFirstOperand: true }, { '-e': assignment }),
+      exec: table('-d -i -t -e|--env= -w= --detach --interactive --tty --workdir=', { stopAtFirstOperand: true }, { '-e': assignment }),
       start: table('-a -i --attach --interactive'),
       stop: table('-t= --time= -s= --signal='),
       restart: table('-t= --time='),
@@ -85,14 +85,16 @@ const KUBE = `
   --show-managed-fields --limit-bytes= --pod-running-timeout= --containers --use-protocol-buffers --sum --api-group=
   --namespaced --verbs= --cached --subresource=`;
 
+const kubeTable = table(KUBE);
+
 export const kubectl: Multiplexer = {
   summary: 'get, describe, logs, top, explain, version, api-resources, rollout status and history, events with the listed options; not --kubeconfig, --token, --server, --as',
   subcommands: {
     ...Object.fromEntries(
-      ['get', 'describe', 'logs', 'top', 'explain', 'version', 'api-resources', 'api-versions', 'cluster-info', 'events', 'wait'].map((command) => [command, table(KUBE)]),
+      ['get', 'describe', 'logs', 'top', 'explain', 'version', 'api-resources', 'api-versions', 'cluster-info', 'events', 'wait'].map((command) => [command, kubeTable]),
     ),
     rollout: {
-      options: options(KUBE),
+      options: kubeTable.options,
       positionals: (words) => (['status', 'history'].includes(words[0] ?? '') ? null : `kubectl rollout ${words[0] ?? ''} changes the cluster; only status and history are read-only`),
     },
   },

@@ -91,7 +91,7 @@ export const find: ProgramSpec = {
 
 /** The scripts sed would run: every -e/--expression value, else its first operand. */
 function sedScripts(words: readonly string[], values: ReadonlyMap<string, readonly string[]>): string | null {
-  const given = [...(values.get('-e') ?? []), ...(values.get('--expression') ?? [])];
+  const given = values.get('--expression') ?? [];
   const scripts = given.length > 0 ? given : words.slice(0, 1);
   for (const script of scripts) {
     const problem = unsafeSedScript(script);
@@ -102,7 +102,7 @@ function sedScripts(words: readonly string[], values: ReadonlyMap<string, readon
 
 export const sed: ProgramSpec = {
   summary: 'scripts of p d q n N P h H g G x = l y s/// (flags g p i m and numbers); not -i, -f, e, r, R, w, W',
-  options: options(`-n -E -r -s -u -z -l= -e= --quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug --sandbox --line-length= --expression=`),
+  options: options(`-n -E -r -s -u -z -l= -e|--expression= --quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug --sandbox --line-length=`),
   positionals: sedScripts,
   afterDoubleDash: 'operands',
 };

@@ -53,7 +53,7 @@ export const PYTHONS = new Set(['python', 'python3', 'python2', 'py']);
  * whose arguments are checked against its own table, and which may never be one that is never widened.
  */
 export const RUNNERS: Readonly<Record<string, Readonly<Record<string, 'script' | 'program'>>>> = {
-  npm: { run: 'script', 'run-script': 'script', exec: 'program', x: 'program' },
+  npm: { run: 'script', exec: 'program', x: 'program' },
   pnpm: { run: 'script', exec: 'program', dlx: 'program' },
   yarn: { run: 'script', exec: 'program', dlx: 'program' },
   bun: { run: 'script', x: 'program' },

@@ -9,15 +9,13 @@ export interface ParsedCommand {
   hasError: boolean;
 }
 
-export type ShellParse = (command: string) => ParsedCommand | null;
-
 let parser: Parser | null = null;
 
 /**
  * Loads the bash grammar (tree-sitter-bash's .wasm) once. Until it is loaded the gate has
  * no parser, and every decision that needs one is "ask".
  */
-export async function loadShellParser(wasmPath?: string): Promise<ShellParse> {
+export async function loadShellParser(wasmPath?: string): Promise<void> {
   if (!parser) {
     await Parser.init();
     const path = wasmPath ?? grammarPath();
@@ -26,11 +24,6 @@ export async function loadShellParser(wasmPath?: string): Promise<ShellParse> {
     created.setLanguage(language);
     parser = created;
   }
-  const loaded = parser;
-  return (command) => {
-    const tree = loaded.parse(command);
-    return tree ? { root: tree.rootNode, hasError: tree.rootNode.hasError } : null;
-  };
 }
 
 /** Beside the built bundle (out/main, and in the packaged app), else from the dev dependency. */
@@ -43,9 +36,17 @@ function grammarPath(): string {
   return createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
 }
 
-/** Parses with the grammar once loaded; null before that (the gate then asks). */
-export function parseShell(command: string): ParsedCommand | null {
-  if (!parser) return null;
-  const tree = parser.parse(command);
-  return tree ? { root: tree.rootNode, hasError: tree.rootNode.hasError } : null;
+/**
+ * Parses with the grammar once loaded and hands the tree to `read`; null before that (the gate
+ * then asks). The tree lives in WebAssembly memory, so it is freed once `read` is done: its
+ * nodes must not be kept.
+ */
+export function parseShell<T>(command: string, read: (parsed: ParsedCommand) => T): T | null {
+  const tree = parser?.parse(command);
+  if (!tree) return null;
+  try {
+    return read({ root: tree.rootNode, hasError: tree.rootNode.hasError });
+  } finally {
+    tree.delete();
+  }
 }

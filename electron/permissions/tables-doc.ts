@@ -1,4 +1,4 @@
-import type { OptionSpec, ProgramSpec } from './option-parser.js';
+import { spellings, type OptionSpec, type ProgramSpec } from './option-parser.js';
 import { DIRECT_RUNNERS, MULTIPLEXERS, NEVER_WIDENED, PROGRAMS, PYTHON_MODULES, RUNNERS, type Multiplexer } from './programs.js';
 
 /** README's part on what program grants cover, written from the tables themselves (one source). */
@@ -55,7 +55,7 @@ function optionList(spec: ProgramSpec): string {
 }
 
 function optionText(option: OptionSpec): string {
-  const flag = option.long ? `--${option.long}` : `-${option.short}`;
+  const flag = spellings(option);
   const value = option.value === 'required' ? ' V' : option.value === 'optional' ? '[=V]' : option.value === 2 ? ' A B' : '';
   return `${code(`${flag}${value}`)}${option.check ? ` (${option.check.note})` : ''}`;
 }

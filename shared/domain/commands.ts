@@ -73,11 +73,16 @@ export function commandTokens(command: string, mode: TokenMode = 'command'): Com
   return tokens;
 }
 
+/** `U+202E`: how Unicode names a code point. */
+function codePointName(code: number): string {
+  return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 /** `ESC`, `LF`, `DEL` for ASCII controls; `U+202E` for everything else. */
-export function escapeLabel(code: number): string {
+function escapeLabel(code: number): string {
   if (code < 0x20) return C0_LABELS[code]!;
   if (code === 0x7f) return 'DEL';
-  return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  return codePointName(code);
 }
 
 const CHARACTER_NAMES: Readonly<Record<number, string>> = {
@@ -93,7 +98,7 @@ const CHARACTER_NAMES: Readonly<Record<number, string>> = {
 
 /** A token's name for people: "escape, U+001B", "right-to-left override, U+202E". */
 export function characterName(code: number): string {
-  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const hex = codePointName(code);
   const char = String.fromCodePoint(code);
   const name =
     CHARACTER_NAMES[code] ??
