@@ -15,13 +15,14 @@ import { TaskPool } from '../electron/pool/pool.js';
 import type { Runner } from '../electron/pool/runner.js';
 import type { TaskRecord } from '../electron/pool/task-record.js';
 import { createServices } from '../electron/core/services.js';
-import { currentInspector } from '../electron/process/inspector.js';
+import { unixInspector } from '../electron/process/inspector.js';
 import { unixContainers } from '../electron/process/containers.js';
 import { currentUnixOs } from '../electron/process/unix-os.js';
 
 const INSTANCE = 'bench0000000';
 /** Tasks held the way this machine holds them in the app (a cgroup each where possible). */
-const containers = unixContainers({ instanceId: INSTANCE, os: currentUnixOs() });
+const os = currentUnixOs();
+const containers = unixContainers({ instanceId: INSTANCE, os });
 const newRunner = () => new CommandRunner({ containers });
 
 const INGEST_BYTES = 50 * 1024 * 1024;
@@ -54,7 +55,7 @@ function makePool(name: string, runner: Runner) {
   const pool = new TaskPool({
     repo: new TasksRepo(db),
     runners: { command: runner },
-    inspector: currentInspector(INSTANCE),
+    inspector: unixInspector(os, INSTANCE),
     dataDir,
     runId: 'bench',
     instanceId: INSTANCE,

@@ -17,7 +17,9 @@ import { CommandRunner } from '../pool/command-runner.js';
 import { TaskPool } from '../pool/pool.js';
 import type { PoolPolicy } from '../pool/policy.js';
 import { OperatorShell } from '../shell/operator-shell.js';
-import { currentInspector, type ProcessInspector } from '../process/inspector.js';
+import { unixInspector, windowsInspector, type ProcessInspector } from '../process/inspector.js';
+import { markFor } from '../process/identity.js';
+import { MarkScan } from '../process/mark-scan.js';
 import { win32Os } from '../process/windows-os.js';
 import { unixContainers, type ContainerFactory } from '../process/containers.js';
 import { windowsContainers } from '../process/containers-windows.js';
@@ -94,12 +96,13 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   meta.set(OWNER_KEY, JSON.stringify(owner));
   const bus = new EventBus(contract);
   const sessions = new SessionsService(db, bus);
-  const inspector = options.inspector ?? currentInspector(instanceId, warn);
-  const identify = (pid: number) => inspector.identify(pid).processStart;
   const unixOs = process.platform === 'win32' ? null : currentUnixOs();
-  const containers: ContainerFactory = unixOs
-    ? unixContainers({ instanceId, os: unixOs, mode: options.containment ?? 'auto' })
-    : windowsContainers(win32Os(), identify);
+  // One scan of this instance's marked processes serves the leftover probes and every task's end.
+  const marks = unixOs && new MarkScan(unixOs, markFor(instanceId, '').variable);
+  const inspector = options.inspector ?? (unixOs && marks ? unixInspector(unixOs, instanceId, { marks }) : windowsInspector(win32Os(), instanceId, warn));
+  const identify = (pid: number) => inspector.identify(pid).processStart;
+  const containers: ContainerFactory =
+    unixOs && marks ? unixContainers({ instanceId, os: unixOs, mode: options.containment ?? 'auto', marks }) : windowsContainers(win32Os(), identify);
   if (process.platform === 'linux' && containers.kind !== 'cgroup') warn(`each task is held in ${containers.description}`);
   const pool = new TaskPool({
     repo: new TasksRepo(db),

@@ -2,9 +2,11 @@ import { accessSync, closeSync, constants as fsConstants, existsSync, openSync, 
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import { setCloseOnExec } from '../process/cloexec.js';
 import type { ContainerFactory, TaskContainer } from '../process/containers.js';
+import { isCmd } from '../process/containers-windows.js';
 import { explainForkFailure } from '../process/fork-failure.js';
 import { LEGACY_MARK_VARIABLE } from '../process/identity.js';
 import { KILL_CONFIRM_MS, waitUntil } from '../process/leftovers-unix.js';
+import { within } from './live-task.js';
 import { StartError, StuckError, type Runner, type RunnerExit, type RunnerHandle, type RunnerListener, type Spec, type StopReport } from './runner.js';
 import { taskEnvironment } from './task-env.js';
 import { TERMINAL_COLUMNS, TERMINAL_ROWS } from './terminal-text.js';
@@ -190,13 +192,14 @@ class PtyHandle implements RunnerHandle {
     const outside = new Set<number>();
     if (this.#settled) return { outside: [] };
     const gone = () => this.#settled || (this.#leaderExit !== null && this.#emptySafely());
-    // Windows has no SIGTERM for a console tree: stopping there is terminating.
-    if (process.platform !== 'win32') {
-      try {
-        for (const pid of this.#container.terminate()) outside.add(pid);
-      } catch {
-        /* SIGKILL below still comes */
-      }
+    let gentle: number[] | null;
+    try {
+      gentle = this.#container.terminate();
+    } catch {
+      gentle = []; // some may have been asked to end; SIGKILL below still comes
+    }
+    if (gentle) {
+      for (const pid of gentle) outside.add(pid);
       await waitUntil(gone, graceMs, STOP_POLL_MS);
     }
     if (!gone()) {
@@ -207,11 +210,11 @@ class PtyHandle implements RunnerHandle {
         if (process.platform === 'win32') this.#pty.kill();
       }
     }
-    const settled = await Promise.race([this.#done.then(() => true), delay(KILL_CONFIRM_MS).then(() => false)]);
-    if (!settled) {
+    const ended = async () => (await within(this.#done, KILL_CONFIRM_MS)) !== null;
+    if (!(await ended())) {
       const members = this.#container.members();
       // With nothing left in its container the end is on its way; if even that does not come, the leader is what hangs.
-      if (members.length === 0 && (await Promise.race([this.#done.then(() => true), delay(KILL_CONFIRM_MS).then(() => false)]))) return { outside: [...outside] };
+      if (members.length === 0 && (await ended())) return { outside: [...outside] };
       throw new StuckError((members.length > 0 ? members : [this.pid]).map((pid) => ({ pid, state: this.#state(pid) })), KILL_CONFIRM_MS);
     }
     return { outside: [...outside] };
@@ -229,7 +232,7 @@ class PtyHandle implements RunnerHandle {
     } catch {
       /* already gone */
     }
-    await Promise.race([this.#done, delay(KILL_CONFIRM_MS)]);
+    await within(this.#done, KILL_CONFIRM_MS);
     this.#container.dispose();
   }
 
@@ -263,10 +266,6 @@ function holdTerminalOpen(pty: IPty): number | null {
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
 export function defaultShell(env: NodeJS.ProcessEnv = process.env): string {
   if (process.platform === 'win32') return env.ComSpec || 'cmd.exe';
   const shell = env.SHELL;
@@ -281,8 +280,8 @@ export function defaultShell(env: NodeJS.ProcessEnv = process.env): string {
   return '/bin/sh';
 }
 
-export function shellArgs(shell: string, command: string): string[] {
-  if (process.platform === 'win32' && /cmd(\.exe)?$/i.test(shell)) return ['/d', '/s', '/c', command];
+function shellArgs(shell: string, command: string): string[] {
+  if (process.platform === 'win32' && isCmd(shell)) return ['/d', '/s', '/c', command];
   return ['-c', command];
 }
 

@@ -82,7 +82,7 @@ export async function within<T>(promise: Promise<T>, ms: number, signal?: AbortS
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const expired = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
+    timer = setTimeout(() => resolve(null), ms).unref();
     onAbort = () => resolve(null);
     signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -3,7 +3,7 @@ import type { PoolPolicy } from './policy.js';
 import { inBackground } from './pool-types.js';
 
 /** Background tasks running now: in one session, and across all of them. */
-export interface RunningCounts {
+interface RunningCounts {
   session: number;
   total: number;
 }
@@ -13,7 +13,7 @@ export interface RunningCounts {
  * per session (one session's five dev servers never queue another session's work), with a
  * ceiling across sessions on top so many sessions cannot exhaust the machine.
  */
-export function capacityProblem(counts: RunningCounts, policy: Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal'>): string | null {
+function capacityProblem(counts: RunningCounts, policy: Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal'>): string | null {
   if (counts.session >= policy.maxConcurrent) {
     return `this session is at its limit (${counts.session} of ${policy.maxConcurrent} background tasks running)`;
   }

@@ -18,7 +18,7 @@ const fold = (name: string, platform: NodeJS.Platform): string => (platform === 
  *   front of `PATH`) when Drover itself was started by `npm start` or `npm run serve`, so a task's
  *   own npm, tsc or vitest is not Drover's.
  */
-export function isPrivateVariable(name: string, env: NodeJS.ProcessEnv, secrets: readonly string[] = [], platform = process.platform): boolean {
+function isPrivateVariable(name: string, env: NodeJS.ProcessEnv, secrets: readonly string[] = [], platform = process.platform): boolean {
   const key = fold(name, platform);
   if (key.startsWith('DROVER_')) return !key.startsWith(fold(MARK_PREFIX, platform)) || key === fold(`${MARK_PREFIX}ID`, platform);
   if (secrets.some((secret) => fold(secret, platform) === key)) return true;

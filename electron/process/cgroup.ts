@@ -57,7 +57,7 @@ export function cgroupOf(pid: number | 'self'): string | null {
 }
 
 /** An absolute path of plain names: no empty, `.` or `..` part that could lead outside where it says. */
-export function isCleanCgroupPath(path: string): boolean {
+function isCleanCgroupPath(path: string): boolean {
   if (path === '/') return true;
   return path.startsWith('/') && path.slice(1).split('/').every((part) => part !== '' && part !== '.' && part !== '..');
 }

@@ -15,7 +15,8 @@ export const START_GATE = 'pause >nul & ';
 /** The key that opens the gate. */
 export const GATE_KEY = '\r';
 
-function isCmd(file: string): boolean {
+/** cmd.exe by name, with or without a folder and `.exe` (never `mycmd.exe`). */
+export function isCmd(file: string): boolean {
   return /(^|[\\/])cmd(\.exe)?$/i.test(file);
 }
 
@@ -117,8 +118,8 @@ export class JobContainer implements TaskContainer {
   }
 
   /** Windows has no SIGTERM for a console tree: stopping is terminating. */
-  terminate(): number[] {
-    return [];
+  terminate(): null {
+    return null;
   }
 
   kill(): number[] {

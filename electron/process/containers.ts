@@ -1,12 +1,11 @@
 import { join } from 'node:path';
-import { canDelegate, cgroupDir, cgroupOf, Cgroups, findCgroup2 } from './cgroup.js';
-import type { Containment, Mark, WindowsMember } from './identity.js';
+import { canDelegate, cgroupDir, cgroupOf, Cgroups, findCgroup2, type CgroupHierarchy } from './cgroup.js';
+import { markFor, type Containment, type Mark, type WindowsMember } from './identity.js';
+import { MARK_SCAN_MS, MarkScan } from './mark-scan.js';
 import type { UnixOs } from './unix-os.js';
 
 /** How long a new task's shell may take to be inside its container before the start fails. */
 export const ATTACH_LIMIT_MS = 15_000;
-/** How long a scan for marked processes is reused while a task waits for its last process. */
-export const MARK_SCAN_MS = 1_000;
 
 /**
  * What holds one task's processes together, so the task runs until all of them have ended
@@ -30,8 +29,11 @@ export interface TaskContainer {
   isEmpty(): boolean;
   /** Every process of the task now. */
   members(): number[];
-  /** SIGTERM and SIGCONT to every process of the task. Returns the pids found outside the container by their mark. */
-  terminate(): number[];
+  /**
+   * SIGTERM and SIGCONT to every process of the task. Returns the pids found outside the container
+   * by their mark; null where there is no gentle stop to wait on, so a stop goes straight to kill().
+   */
+  terminate(): number[] | null;
   /** SIGKILL to every process of the task. Returns the pids found outside the container by their mark. */
   kill(): number[];
   /** Releases what the container holds on the OS (removes the empty cgroup). */
@@ -40,29 +42,21 @@ export interface TaskContainer {
   watchMembers?(report: (members: readonly WindowsMember[]) => void): void;
 }
 
-/**
- * Caches one scan for marked processes, so polling a finished task's last processes stays cheap.
- * A scan that could not run (a `ps` that failed) is "unknown", never "none".
- */
-class MarkedScan {
-  #at = 0;
-  #pids: number[] | null = [];
+/** One task's view of the shared scan: its own marked processes, and signals that re-check each one. */
+class MarkedProcesses {
   constructor(
     private readonly os: UnixOs,
     private readonly mark: Mark,
+    private readonly scan: MarkScan,
   ) {}
 
   /** The marked processes, or null when they could not be looked up. */
   pids(fresh = false): number[] | null {
-    if (fresh || Date.now() - this.#at > MARK_SCAN_MS) {
-      try {
-        this.#pids = this.os.markedProcesses(this.mark.variable).get(this.mark.value) ?? [];
-      } catch {
-        this.#pids = null;
-      }
-      this.#at = Date.now();
+    try {
+      return this.scan.all(fresh).get(this.mark.value) ?? [];
+    } catch {
+      return null;
     }
-    return this.#pids;
   }
 
   /** Signals marked processes outside `inside`, each re-checked right before; returns them. */
@@ -72,7 +66,7 @@ class MarkedScan {
       if (inside.has(pid) || this.os.markOf(pid, this.mark.variable) !== this.mark.value) continue;
       if (this.os.signalProcess(pid, signal) === 'ok') out.push(pid);
     }
-    this.#at = 0;
+    this.scan.invalidate();
     return out;
   }
 }
@@ -83,14 +77,16 @@ export class GroupContainer implements TaskContainer {
   readonly cgroup = null;
   readonly note: string | null;
   readonly #os: UnixOs;
-  readonly #marked: MarkedScan;
+  readonly #marked: MarkedProcesses;
   #pgid = 0;
   /** Once the group has no live member its number is free for reuse: it is never signalled again. */
   #groupGone = false;
+  /** The last look at the group's live members, reused while a finished task's shell waits for them. */
+  #members: { at: number; pids: number[] } | null = null;
 
-  constructor(os: UnixOs, mark: Mark, note: string | null = null) {
+  constructor(os: UnixOs, mark: Mark, note: string | null = null, scan = new MarkScan(os, mark.variable)) {
     this.#os = os;
-    this.#marked = new MarkedScan(os, mark);
+    this.#marked = new MarkedProcesses(os, mark, scan);
     this.note = note;
   }
 
@@ -104,21 +100,28 @@ export class GroupContainer implements TaskContainer {
     await attachWithin(() => exited() || this.#os.signalGroup(pid, 0) !== 'missing', 'its own process group');
   }
 
-  /** Live members of the group; a group of zombies is over (they wait only to be reaped). */
-  #groupMembers(): number[] {
+  /**
+   * Live members of the group; a group of zombies is over (they wait only to be reaped). Listing
+   * them reads every process, so a poll reuses the last list for MARK_SCAN_MS; whether the group
+   * exists at all is asked every time.
+   */
+  #groupMembers(fresh = false): number[] {
     if (this.#groupGone || this.#pgid <= 1) return [];
     if (this.#os.signalGroup(this.#pgid, 0) === 'missing') {
       this.#groupGone = true;
       return [];
     }
+    if (!fresh && this.#members && Date.now() - this.#members.at <= MARK_SCAN_MS) return this.#members.pids;
     let members: number[];
     try {
       members = this.#os.groupMembers(this.#pgid);
     } catch {
       // Unknown is not empty: the group is looked at again later.
+      this.#members = null;
       return [this.#pgid];
     }
     if (members.length === 0) this.#groupGone = true;
+    this.#members = { at: Date.now(), pids: members };
     return members;
   }
 
@@ -129,11 +132,11 @@ export class GroupContainer implements TaskContainer {
   }
 
   members(): number[] {
-    return [...new Set([...this.#groupMembers(), ...(this.#marked.pids(true) ?? [])])];
+    return [...new Set([...this.#groupMembers(true), ...(this.#marked.pids(true) ?? [])])];
   }
 
   terminate(): number[] {
-    const inside = new Set(this.#groupMembers());
+    const inside = new Set(this.#groupMembers(true));
     if (inside.size > 0) {
       this.#os.signalGroup(this.#pgid, 'SIGTERM');
       // A stopped (SIGSTOP'd) process never acts on SIGTERM until it is continued.
@@ -145,7 +148,7 @@ export class GroupContainer implements TaskContainer {
   }
 
   kill(): number[] {
-    const inside = new Set(this.#groupMembers());
+    const inside = new Set(this.#groupMembers(true));
     if (inside.size > 0) this.#os.signalGroup(this.#pgid, 'SIGKILL');
     return this.#marked.signal('SIGKILL', inside);
   }
@@ -172,19 +175,19 @@ function unixLaunch(enter: string, arg0: string, file: string, args: readonly st
 }
 
 /** A cgroup of the task's own: neither setsid, double forks, set -m nor an unset mark leaves it. */
-export class CgroupContainer implements TaskContainer {
+class CgroupContainer implements TaskContainer {
   readonly kind = 'cgroup' as const;
   readonly cgroup: string;
   readonly note = null;
   readonly #cgroups: Cgroups;
   readonly #os: UnixOs;
-  readonly #marked: MarkedScan;
+  readonly #marked: MarkedProcesses;
 
-  constructor(cgroups: Cgroups, path: string, os: UnixOs, mark: Mark) {
+  constructor(cgroups: Cgroups, path: string, os: UnixOs, mark: Mark, scan: MarkScan) {
     this.#cgroups = cgroups;
     this.cgroup = path;
     this.#os = os;
-    this.#marked = new MarkedScan(os, mark);
+    this.#marked = new MarkedProcesses(os, mark, scan);
   }
 
   wrap(file: string, args: readonly string[]): { file: string; args: string[] } {
@@ -250,6 +253,8 @@ export interface ContainerOptions {
   os: UnixOs;
   /** 'group' skips cgroups (tests of the fallback). */
   mode?: 'auto' | 'group';
+  /** The instance's shared scan for marked processes; one of its own when not given. */
+  marks?: MarkScan;
 }
 
 /**
@@ -258,11 +263,11 @@ export interface ContainerOptions {
  * `<Drover's own cgroup>/drover-<instance>/`. Elsewhere, the process group.
  */
 export function unixContainers(options: ContainerOptions): ContainerFactory {
-  const reason = options.mode === 'group' ? 'cgroups were turned off for this run' : cgroupUnavailable();
-  if (reason !== null) return groupContainers(options.os, `its own process group, not a cgroup (${reason})`);
-  const hierarchy = findCgroup2()!;
+  const marks = options.marks ?? new MarkScan(options.os, markFor(options.instanceId, '').variable);
+  const found = options.mode === 'group' ? 'cgroups were turned off for this run' : ownCgroup();
+  if (typeof found === 'string') return groupContainers(options.os, marks, `its own process group, not a cgroup (${found})`);
+  const { hierarchy, own } = found;
   const cgroups = new Cgroups(hierarchy);
-  const own = cgroupOf('self')!;
   const base = `${own === '/' ? '' : own}/drover-${options.instanceId}`;
   return {
     kind: 'cgroup',
@@ -273,9 +278,9 @@ export function unixContainers(options: ContainerOptions): ContainerFactory {
         cgroups.ensure(base);
         cgroups.create(path);
       } catch (error) {
-        return new GroupContainer(options.os, mark, `its cgroup could not be created (${(error as Error).message}), so it runs in a process group`);
+        return new GroupContainer(options.os, mark, `its cgroup could not be created (${(error as Error).message}), so it runs in a process group`, marks);
       }
-      return new CgroupContainer(cgroups, path, options.os, mark);
+      return new CgroupContainer(cgroups, path, options.os, mark, marks);
     },
     dispose() {
       cgroups.remove(base);
@@ -283,21 +288,21 @@ export function unixContainers(options: ContainerOptions): ContainerFactory {
   };
 }
 
-function cgroupUnavailable(): string | null {
+/** Where this process's cgroup is, when it may make cgroups under it; else why not, in words. */
+function ownCgroup(): { hierarchy: CgroupHierarchy; own: string } | string {
   if (process.platform !== 'linux') return 'cgroups are Linux only';
   const hierarchy = findCgroup2();
   if (!hierarchy) return 'cgroup v2 is not mounted';
   const own = cgroupOf('self');
   if (own === null) return 'this process is not in a cgroup v2 hierarchy';
-  return canDelegate(hierarchy, own);
+  return canDelegate(hierarchy, own) ?? { hierarchy, own };
 }
 
-export function groupContainers(os: UnixOs, description: string): ContainerFactory {
+function groupContainers(os: UnixOs, marks: MarkScan, description: string): ContainerFactory {
   return {
     kind: 'group',
     description,
-    create: (_taskId, mark) => new GroupContainer(os, mark),
+    create: (_taskId, mark) => new GroupContainer(os, mark, null, marks),
     dispose() {},
   };
 }
-

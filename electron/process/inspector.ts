@@ -1,11 +1,9 @@
 import { markFor, type ProcessIdentity, type ReapResult, type Verdict } from './identity.js';
 import { probeUnix, reapUnix } from './leftovers-unix.js';
 import { probeWindows, reapWindows } from './leftovers-windows.js';
-import { currentUnixOs, type UnixOs } from './unix-os.js';
-import { win32Os, type WindowsOs } from './windows-os.js';
-
-/** How long one scan of marked processes is shared by the probes of a listing. */
-const MARK_SCAN_REUSE_MS = 1_000;
+import { MarkScan } from './mark-scan.js';
+import type { UnixOs } from './unix-os.js';
+import type { WindowsOs } from './windows-os.js';
 
 /** What the pool asks of the OS about processes: identity at launch, and leftovers later. */
 export interface ProcessInspector {
@@ -15,20 +13,15 @@ export interface ProcessInspector {
   reap(identity: ProcessIdentity): Promise<ReapResult>;
 }
 
-export function unixInspector(os: UnixOs, instanceId: string, graceMs?: number): ProcessInspector {
-  let scan: { at: number; variable: string; found: Map<string, number[]> } | null = null;
-  const variable = markFor(instanceId, '').variable;
-  const marked = () => {
-    if (!scan || Date.now() - scan.at > MARK_SCAN_REUSE_MS) scan = { at: Date.now(), variable, found: os.markedProcesses(variable) };
-    return scan.found;
-  };
-  const context = { instanceId, marked };
+export function unixInspector(os: UnixOs, instanceId: string, options: { graceMs?: number; marks?: MarkScan } = {}): ProcessInspector {
+  const marks = options.marks ?? new MarkScan(os, markFor(instanceId, '').variable);
+  const context = { instanceId, marked: () => marks.all() };
   return {
     identify: (pid) => ({ processStart: os.startTime(pid), bootId: os.bootId() }),
     probe: (identity) => probeUnix(identity, os, context),
     reap: (identity) => {
-      scan = null;
-      return reapUnix(identity, os, { instanceId }, graceMs);
+      marks.invalidate();
+      return reapUnix(identity, os, { instanceId }, options.graceMs);
     },
   };
 }
@@ -76,8 +69,4 @@ export function windowsInspector(os: WindowsOs, instanceId: string, log: (messag
       }
     },
   };
-}
-
-export function currentInspector(instanceId: string, log?: (message: string) => void): ProcessInspector {
-  return process.platform === 'win32' ? windowsInspector(win32Os(), instanceId, log) : unixInspector(currentUnixOs(), instanceId);
 }

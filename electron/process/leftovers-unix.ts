@@ -143,7 +143,7 @@ export async function reapUnix(identity: ProcessIdentity, os: UnixOs, context: P
  * Ends every process carrying this exact mark (a task's processes that left its group or
  * cgroup). Each is checked again just before it is signalled.
  */
-export async function endMarked(mark: Mark, os: UnixOs, graceMs = REAP_GRACE_MS): Promise<number[]> {
+async function endMarked(mark: Mark, os: UnixOs, graceMs = REAP_GRACE_MS): Promise<number[]> {
   const found = os.markedProcesses(mark.variable).get(mark.value) ?? [];
   const stillMarked = (pid: number) => os.markOf(pid, mark.variable) === mark.value;
   const signalled: number[] = [];
@@ -154,7 +154,8 @@ export async function endMarked(mark: Mark, os: UnixOs, graceMs = REAP_GRACE_MS)
     signalled.push(pid);
   }
   if (signalled.length === 0) return [];
-  await waitUntil(() => signalled.every((pid) => os.signalProcess(pid, 0) === 'missing' || !stillMarked(pid)), graceMs);
+  // Polled by existence alone (reading a mark is a `ps` per process on macOS); the mark is read again before SIGKILL.
+  await waitUntil(() => signalled.every((pid) => os.signalProcess(pid, 0) === 'missing'), graceMs);
   for (const pid of signalled) if (os.signalProcess(pid, 0) !== 'missing' && stillMarked(pid)) os.signalProcess(pid, 'SIGKILL');
   return signalled;
 }

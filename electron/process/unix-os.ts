@@ -100,20 +100,6 @@ const LINUX_STATES: Record<string, string> = {
   I: 'idle',
 };
 
-function cgroupOps(): CgroupOps | undefined {
-  const hierarchy = findCgroup2();
-  if (!hierarchy) return undefined;
-  const cgroups = new Cgroups(hierarchy);
-  return {
-    exists: (path) => cgroups.exists(path),
-    populated: (path) => cgroups.populated(path),
-    members: (path) => cgroups.members(path),
-    signal: (path, sig) => cgroups.signal(path, sig),
-    kill: (path) => cgroups.kill(path),
-    remove: (path) => cgroups.remove(path),
-  };
-}
-
 export function linuxOs(): UnixOs {
   const os: UnixOs = {
     signalGroup: (pgid, sig) => signal(-checkedTarget(pgid), sig),
@@ -151,8 +137,8 @@ export function linuxOs(): UnixOs {
       return code ? `${code} (${LINUX_STATES[code] ?? 'unknown'})` : null;
     },
   };
-  const cgroups = cgroupOps();
-  if (cgroups) os.cgroups = cgroups;
+  const hierarchy = findCgroup2();
+  if (hierarchy) os.cgroups = new Cgroups(hierarchy);
   return os;
 }
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { z } from 'zod';
 import { DATABASE_FILE } from './database.js';
+import { MetaRepo } from './meta-repo.js';
 
 /** Held for as long as a Drover has the data folder open. */
 export const LOCK_FILE = 'drover.lock';
@@ -81,8 +82,8 @@ function readOwner(dataDir: string, nativeBinding?: string): FolderOwner | null 
   let db: Database | undefined;
   try {
     db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
-    const row = db.prepare('SELECT value FROM meta WHERE name = ?').get(OWNER_KEY) as { value?: string } | undefined;
-    const parsed = FolderOwnerSchema.safeParse(row?.value ? JSON.parse(row.value) : null);
+    const value = new MetaRepo(db).get(OWNER_KEY);
+    const parsed = FolderOwnerSchema.safeParse(value ? JSON.parse(value) : null);
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

@@ -1,7 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { TaskIdSchema, TaskKindSchema } from '../../shared/schemas/task.js';
-import { CONTAINMENTS } from '../process/identity.js';
+import { ContainmentSchema, TaskIdSchema, TaskKindSchema } from '../../shared/schemas/task.js';
 import type { TaskRecord } from '../pool/task-record.js';
 import { parseRow } from './rows.js';
 
@@ -35,7 +34,7 @@ const TaskRowSchema = z.object({
   foreground: int,
   log_path: z.string(),
   mark: z.string().nullable(),
-  containment: z.enum(CONTAINMENTS).nullable(),
+  containment: ContainmentSchema.nullable(),
   containment_note: z.string().nullable(),
   cgroup: z.string().nullable(),
   members: z.string().nullable(),

@@ -6,7 +6,7 @@ import { openDatabase } from '../../electron/store/database.js';
 import { TasksRepo } from '../../electron/store/tasks-repo.js';
 import { CommandRunner } from '../../electron/pool/command-runner.js';
 import { TaskPool } from '../../electron/pool/pool.js';
-import { currentInspector } from '../../electron/process/inspector.js';
+import { unixInspector } from '../../electron/process/inspector.js';
 import { unixContainers, type ContainerFactory } from '../../electron/process/containers.js';
 import { currentUnixOs } from '../../electron/process/unix-os.js';
 import { randomId } from '../../electron/core/ids.js';
@@ -42,7 +42,7 @@ export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir(), 
   const rows: TaskRow[] = [];
   const instanceId = randomId(12);
   const os = currentUnixOs();
-  const inspector = currentInspector(instanceId);
+  const inspector = unixInspector(os, instanceId);
   const containers = unixContainers({ instanceId, os, mode: options.containment ?? 'auto' });
   const commandRunner = new CommandRunner({
     containers,
