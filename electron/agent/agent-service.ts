@@ -1,3 +1,4 @@
+import type { Outcome } from '../permissions/permission-service.js';
 import { generateText, jsonSchema, NoSuchToolError, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
 import { z } from 'zod';
 import type { DroverContract } from '../../shared/contract.js';
@@ -29,7 +30,7 @@ export interface AgentDeps {
     request: { sessionId: string; command: string; cwd: string; background: boolean },
     signal: AbortSignal,
     onAsk?: () => void,
-  ) => Promise<{ allowed: boolean; reason: string; rejected?: boolean }>;
+  ) => Promise<Outcome>;
   log?: (message: string) => void;
 }
 

@@ -39,6 +39,9 @@ export interface Hazard {
 // ---------------------------------------------------------------------------------------------
 // Spellings
 
+/** The fence's tag name; its markers and every look-alike of them are matched from this one spelling. */
+export const FENCE_TAG = 'untrusted-output';
+
 /** A letter and its ASCII look-alikes (UTS #39 maps `0` to `O`; `1`, `I`, `|` to `l`; `m` to `rn`). */
 const ASCII_LOOK_ALIKES: Readonly<Record<string, string>> = { o: '[o0]', i: '[il1|]', l: '[il1|]', m: '(?:m|rn)' };
 
@@ -76,7 +79,7 @@ const BRACKET_INSIDE = String.raw`(?:[\s\-_.]|${SLASH})*`;
 const ATTRIBUTES = String.raw`(?:[\s/][^<>]{0,200}?)?`;
 
 /** Any opening or closing fence marker, with its attributes up to `>`, or just its head. */
-const MARKER = String.raw`${OPEN}${BRACKET_INSIDE}${spelledLoosely('untrusted output')}(?:[^<>\n]{0,200}?${CLOSE})?`;
+const MARKER = String.raw`${OPEN}${BRACKET_INSIDE}${spelledLoosely(FENCE_TAG)}(?:[^<>\n]{0,200}?${CLOSE})?`;
 
 /**
  * Chat-template tokens of the common families. A model that reads one in a tool result may take

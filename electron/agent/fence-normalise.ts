@@ -45,10 +45,22 @@ const DROPPED_WHEN_MATCHING = /[\p{Cc}\p{Cf}\p{Cs}\p{Mn}\p{Me}\p{Zl}\p{Zp}\u115F
 /** A prototype can itself have a prototype (Cyrillic т → small capital ᴛ → t); chains are short. */
 const MAX_FOLD_DEPTH = 4;
 
+/**
+ * Folds of the characters seen so far. Output that is not ASCII (box drawing, CJK, a spinner)
+ * repeats a few characters many times, and a fold costs a normalisation and several lookups.
+ */
+const FOLDED = new Map<number, string>();
+const FOLDED_MAX = 8_192;
+
 function foldCodePoint(point: number): string {
   if (point === 0x09 || point === 0x0a) return String.fromCharCode(point);
   if (point >= 0x20 && point < 0x7f) return String.fromCharCode(point);
-  return foldText(String.fromCodePoint(point), 0);
+  let folded = FOLDED.get(point);
+  if (folded === undefined) {
+    folded = foldText(String.fromCodePoint(point), 0);
+    if (FOLDED.size < FOLDED_MAX) FOLDED.set(point, folded);
+  }
+  return folded;
 }
 
 function foldText(text: string, depth: number): string {

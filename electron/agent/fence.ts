@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { findHazards } from './fence-hazards.js';
+import { FENCE_TAG, findHazards } from './fence-hazards.js';
 import { matchingCopy } from './fence-normalise.js';
 
 /**
@@ -13,28 +13,22 @@ import { matchingCopy } from './fence-normalise.js';
  * sent keeps the program's own characters everywhere else. Pure functions; the log reading lives
  * in tools.ts.
  */
-export const FENCE_TAG = 'untrusted-output';
-
-/** Output the model may see inline; the newest part matters most (verdicts, final errors). */
-export const INLINE_OUTPUT_MAX_CHARS = 30_000;
-
 /** 80 bits: far beyond guessing, and output never sees the nonce before it is chosen. */
 const NONCE_BYTES = 10;
 
 // What the fence matches and how it normalises live beside it; callers import this module only.
 export {
+  FENCE_TAG,
   HARNESS_TAG_NAMES,
   MARKER_PLACEHOLDER,
   NONCE_PLACEHOLDER,
   ROLE_LINE_MARKER,
   findHazards,
   tagPlaceholder,
-  tokenPlaceholder,
-  type Hazard,
 } from './fence-hazards.js';
-export { matchingCopy, type MatchingCopy } from './fence-normalise.js';
+export { matchingCopy } from './fence-normalise.js';
 
-export function newFenceNonce(): string {
+function newFenceNonce(): string {
   return randomBytes(NONCE_BYTES).toString('hex');
 }
 
@@ -83,6 +77,6 @@ export function defang(text: string, nonce?: string): string {
  */
 const INVISIBLE = /[\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u0000-\u0008\u000B-\u001F\u007F-\u009F\u115F\u1160\u3164\uFFA0]/gu;
 
-export function escapeInvisible(text: string): string {
+function escapeInvisible(text: string): string {
   return text.replace(INVISIBLE, (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`);
 }

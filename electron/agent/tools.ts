@@ -1,3 +1,4 @@
+import type { Outcome } from '../permissions/permission-service.js';
 import { z } from 'zod';
 import { DroverError } from '../../shared/ipc/errors.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
@@ -6,7 +7,7 @@ import type { TaskPool } from '../pool/pool.js';
 import { adoptionNotice, formatDuration, refusedAdoptionNotice } from '../pool/adoption.js';
 import { countLogNewlines, readLogRange } from '../pool/task-log.js';
 import { renderTerminalText } from '../pool/terminal-text.js';
-import { INLINE_OUTPUT_MAX_CHARS, fence } from './fence.js';
+import { fence } from './fence.js';
 
 export interface ToolContext {
   sessionId: string;
@@ -16,7 +17,7 @@ export interface ToolContext {
   /** Called as soon as a call has started a task, so the transcript can follow it live. */
   onTask?: (taskId: string) => void;
   /** The permission gate: every command the model runs is allowed by a rule or by the person. */
-  permit: (command: string, cwd: string, background: boolean) => Promise<{ allowed: boolean; reason: string; rejected?: boolean }>;
+  permit: (command: string, cwd: string, background: boolean) => Promise<Outcome>;
 }
 
 export interface ToolOutcome {
@@ -82,6 +83,9 @@ function failureWarning(row: TaskRow): string {
 }
 
 /** What of a log the model sees inline, and exactly what of the whole log it leaves out. */
+/** Output the model may see inline; the newest part matters most (verdicts, final errors). */
+export const INLINE_OUTPUT_MAX_CHARS = 30_000;
+
 interface InlineOutput {
   text: string;
   omittedBytes: number;
@@ -148,7 +152,7 @@ function omittedNote(shown: InlineOutput, logPath: string): string {
 /** The model's background tools over the pool. One canonical name each; other agents' names are aliases. */
 export function backgroundTools(pool: TaskPool): AgentTool[] {
   // Read from the log on disk, which holds every byte, so the note can count the whole of it.
-  const output = async (_sessionId: string, row: TaskRow, tailLines?: number) => {
+  const output = async (row: TaskRow, tailLines?: number) => {
     const shown = await readInlineOutput(row.logPath, pool.policy.persistedReadBytes, tailLines);
     return `${omittedNote(shown, row.logPath)}${fence(shown.text, row.id)}`;
   };
@@ -208,19 +212,19 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
       const settled = await pool.waitFor(record.id, waitMs, context.signal);
       if (settled) {
         const done = pool.row(context.sessionId, record.id);
-        return { taskId: record.id, text: `${statusLine(done)}${failureWarning(done)}\n${await output(context.sessionId, done)}` };
+        return { taskId: record.id, text: `${statusLine(done)}${failureWarning(done)}\n${await output(done)}` };
       }
       const refused = context.signal.aborted ? 'the turn was cancelled' : pool.adopt(record.id);
       if (refused === null) {
         const adopted = pool.row(context.sessionId, record.id);
         const notice = adoptionNotice(adopted, waitMs, { read: `read_task_output task_id="${adopted.id}"`, stop: `stop_task task_id="${adopted.id}"` });
-        return { taskId: record.id, text: `${notice}\nOutput so far:\n${await output(context.sessionId, adopted)}` };
+        return { taskId: record.id, text: `${notice}\nOutput so far:\n${await output(adopted)}` };
       }
       await pool.stop(context.sessionId, record.id, context.signal.aborted ? 'cancelled' : 'refused', refused);
       const ended = pool.row(context.sessionId, record.id);
       return {
         taskId: record.id,
-        text: `${refusedAdoptionNotice(ended, refused, 'Run it with background: true instead.')}\n${await output(context.sessionId, ended)}`,
+        text: `${refusedAdoptionNotice(ended, refused, 'Run it with background: true instead.')}\n${await output(ended)}`,
       };
     },
   };
@@ -277,7 +281,7 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
         `log_path: ${current.logPath}`,
       ];
       if (retrieval === 'timeout') head.push(`Still running after waiting ${args.timeout_seconds} s; wait again or keep working.`);
-      return { taskId: current.id, text: `${head.join('\n')}${failureWarning(current)}\n${await output(context.sessionId, current, args.tail_lines)}` };
+      return { taskId: current.id, text: `${head.join('\n')}${failureWarning(current)}\n${await output(current, args.tail_lines)}` };
     },
   };
 

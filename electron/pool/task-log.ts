@@ -125,6 +125,16 @@ export async function readLogRange(path: string, fromByte: number | undefined, m
 /** Read in pieces this size, so counting a multi-gigabyte log never holds more than one in memory. */
 const NEWLINE_COUNT_CHUNK_BYTES = 1024 * 1024;
 
+/**
+ * Newlines counted so far per log. Logs only grow, so a model polling a busy task's output has
+ * only the bytes written since its last read counted. The bytes just before the counted point
+ * are kept and compared, so a log that was removed and written again is counted afresh. A few
+ * dozen logs are remembered, the oldest dropped first.
+ */
+const counted = new Map<string, { endByte: number; count: number; last: Buffer }>();
+const COUNTED_LOGS_MAX = 64;
+const COUNTED_CHECK_BYTES = 64;
+
 /** How many `\n` bytes the log holds before `endByte` (lines it holds before that point); a missing log has none. */
 export async function countLogNewlines(path: string, endByte: number): Promise<number> {
   if (endByte <= 0) return 0;
@@ -134,16 +144,28 @@ export async function countLogNewlines(path: string, endByte: number): Promise<n
   } catch {
     return 0;
   }
+  const bytesBefore = async (end: number): Promise<Buffer> => {
+    const from = Math.max(0, end - COUNTED_CHECK_BYTES);
+    const buffer = Buffer.alloc(end - from);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+    return buffer.subarray(0, bytesRead);
+  };
   try {
-    const chunk = Buffer.alloc(Math.min(NEWLINE_COUNT_CHUNK_BYTES, endByte));
-    let count = 0;
-    for (let position = 0; position < endByte; ) {
+    const known = counted.get(path);
+    const resume = known && known.endByte <= endByte && (await bytesBefore(known.endByte)).equals(known.last) ? known : { endByte: 0, count: 0 };
+    const chunk = Buffer.alloc(Math.max(1, Math.min(NEWLINE_COUNT_CHUNK_BYTES, endByte - resume.endByte)));
+    let count = resume.count;
+    let position = resume.endByte;
+    while (position < endByte) {
       const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, endByte - position), position);
       if (bytesRead === 0) break;
       const read = chunk.subarray(0, bytesRead);
       for (let at = read.indexOf(0x0a); at !== -1; at = read.indexOf(0x0a, at + 1)) count++;
       position += bytesRead;
     }
+    counted.delete(path);
+    counted.set(path, { endByte: position, count, last: await bytesBefore(position) });
+    if (counted.size > COUNTED_LOGS_MAX) counted.delete(counted.keys().next().value!);
     return count;
   } finally {
     await handle.close();

@@ -1,9 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INLINE_OUTPUT_MAX_CHARS, closingMarker } from '../../electron/agent/fence.js';
-import { backgroundTools, parseArgs, type ToolContext } from '../../electron/agent/tools.js';
+import { closingMarker } from '../../electron/agent/fence.js';
+import { INLINE_OUTPUT_MAX_CHARS, backgroundTools, parseArgs, type ToolContext } from '../../electron/agent/tools.js';
 import { countLogNewlines } from '../../electron/pool/task-log.js';
 import { logText, makePool, type Harness } from '../pool/pool-harness.js';
 import { tempDir, until } from '../helpers.js';
@@ -116,5 +116,20 @@ describe('counting the lines of a log', () => {
       expect(await countLogNewlines(path, end)).toBe(inMemory(end));
     }
     expect(await countLogNewlines(join(tempDir(), 'missing.log'), 100)).toBe(0);
+  });
+
+  it('counts only what a growing log added since the last count, and a log made again afresh', async () => {
+    const path = join(tempDir(), 'output.log');
+    writeFileSync(path, 'a\nb\n');
+    expect(await countLogNewlines(path, 4)).toBe(2);
+    appendFileSync(path, 'c\nd');
+    expect(await countLogNewlines(path, 7)).toBe(3);
+    // An earlier point than the last count is counted from the start.
+    expect(await countLogNewlines(path, 2)).toBe(1);
+    expect(await countLogNewlines(path, 100)).toBe(3);
+    // Removed and written again (a new inode), shorter and with other lines: nothing of the old count is kept.
+    rmSync(path);
+    writeFileSync(path, '\n\n\n\n\n\n\n\n');
+    expect(await countLogNewlines(path, 8)).toBe(8);
   });
 });
