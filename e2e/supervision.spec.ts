@@ -57,3 +57,25 @@ test('Settings: how tasks are held here, and the variables passed to tasks on pu
   await section.getByTestId('pass-environment-remove').click();
   await expect(section.getByTestId('pass-environment-item')).toHaveCount(0);
 });
+
+test('Settings: an allowlist entry holding a real ESC shows it as a token, apart from the typed text \\x1b', async ({ page, host, pageProblems }, testInfo) => {
+  void pageProblems;
+  const put = await page.request.put(`${host.origin}/api/settings`, {
+    headers: { Authorization: `Bearer ${host.token}` },
+    data: { commandAllowlist: ['npm run build', 'printf \u001b[31m', 'printf \\x1b[31m'] },
+  });
+  expect(put.ok()).toBe(true);
+  await page.goto(host.url);
+  await page.getByTestId('open-settings').click();
+  const section = page.getByTestId('allowlist-section');
+  const items = section.getByTestId('allowlist-item');
+  await expect(items).toHaveCount(3);
+  await expect(items.nth(1).getByTestId('escape-token')).toHaveText('⟨ESC⟩');
+  await expect(items.nth(2).getByTestId('escape-token')).toHaveCount(0);
+  await expect(items.nth(2)).toContainText('printf \\x1b[31m');
+  await expect(items.nth(1).getByTestId('allowlist-remove')).toHaveAttribute('aria-label', 'Remove printf \\x1b[31m');
+  await section.scrollIntoViewIfNeeded();
+  const shot = testInfo.outputPath('settings-allowlist.png');
+  await page.screenshot({ path: shot });
+  await testInfo.attach('settings: allowlist with an escape', { path: shot, contentType: 'image/png' });
+});

@@ -43,7 +43,13 @@ export const AgentSettingsSchema = z
   .strict();
 
 /** The operator's own prefixes: a command starting with one at a word boundary, adding no shell machinery, runs without asking. */
-export const CommandAllowlistSchema = z.array(z.string().trim().min(1).max(1000)).max(500);
+/** Limits of the lists in settings; the Settings page checks entries against the same numbers. */
+export const ALLOWLIST_ENTRY_MAX = 1000;
+export const ALLOWLIST_ENTRIES_MAX = 500;
+export const VARIABLE_NAME_MAX = 128;
+export const PASS_ENVIRONMENT_MAX = 200;
+
+export const CommandAllowlistSchema = z.array(z.string().trim().min(1).max(ALLOWLIST_ENTRY_MAX)).max(ALLOWLIST_ENTRIES_MAX);
 
 export const NotificationSettingsSchema = z
   .object({
@@ -54,12 +60,13 @@ export const NotificationSettingsSchema = z
   .strict();
 
 /** An environment variable's name, as a shell would accept it. */
-export const VariableNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'is not an environment variable name');
+export const VARIABLE_NAME = new RegExp(`^[A-Za-z_][A-Za-z0-9_]{0,${VARIABLE_NAME_MAX - 1}}$`);
+export const VariableNameSchema = z.string().regex(VARIABLE_NAME, 'is not an environment variable name');
 
 export const TaskSettingsSchema = z
   .object({
     /** Variables Drover keeps from tasks by default that the person passes through on purpose. */
-    passEnvironment: z.array(VariableNameSchema).max(200),
+    passEnvironment: z.array(VariableNameSchema).max(PASS_ENVIRONMENT_MAX),
   })
   .partial()
   .strict();

@@ -125,51 +125,29 @@ export function prettyJson(value: unknown): string {
 /** A piece of a value written as indented JSON: structure as it is, or the inside of a string. */
 export type JsonPart = { text: string } | { string: string };
 
+/** A JSON string literal in JSON text: quotes around anything but a quote or backslash, or an escape. */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
+
 /**
- * A tool call's arguments as indented JSON, like `prettyJson`, but each string's inside is
- * handed out apart and escaped only for `"` and `\`: the view shows its control, format and
- * bidi characters as tokens, where JSON would write `\u001b` and leave an RLO raw.
+ * A tool call's arguments as `prettyJson` writes them, with each string's inside handed out apart
+ * and escaped only for `"` and `\`: the view shows its control, format and bidi characters as
+ * tokens, where JSON would write `\u001b` and leave an RLO raw.
  */
 export function prettyJsonParts(value: unknown): JsonPart[] {
-  if (value === null || value === undefined) return [{ text: '(none)' }];
+  const json = prettyJson(value);
   const parts: JsonPart[] = [];
-  let text = '';
-  const string = (inside: string): void => {
-    parts.push({ text: `${text}"` });
-    parts.push({ string: inside.replace(/["\\]/g, (char) => `\\${char}`) });
-    text = '"';
-  };
-  const write = (item: unknown, indent: string, seen: Set<object>): void => {
-    if (typeof item === 'string') return string(item);
-    if (typeof item === 'number') text += Number.isFinite(item) ? String(item) : 'null';
-    else if (typeof item === 'boolean') text += String(item);
-    else if (item === null || typeof item !== 'object') text += item === null ? 'null' : JSON.stringify(String(item));
-    else if (seen.has(item)) string('[circular]');
-    else {
-      seen.add(item);
-      const inner = `${indent}  `;
-      const array = Array.isArray(item);
-      const entries: [string | null, unknown][] = array
-        ? item.map((element) => [null, element === undefined || typeof element === 'function' ? null : element])
-        : Object.entries(item).filter(([, element]) => element !== undefined && typeof element !== 'function');
-      if (entries.length === 0) text += array ? '[]' : '{}';
-      else {
-        text += array ? '[' : '{';
-        entries.forEach(([key, element], index) => {
-          text += `${index === 0 ? '' : ','}\n${inner}`;
-          if (key !== null) {
-            string(key);
-            text += ': ';
-          }
-          write(element, inner, seen);
-        });
-        text += `\n${indent}${array ? ']' : '}'}`;
-      }
-      seen.delete(item);
+  let at = 0;
+  for (const match of json.matchAll(JSON_STRING)) {
+    let inside: string;
+    try {
+      inside = JSON.parse(match[0]) as string;
+    } catch {
+      continue; // not JSON after all (a value JSON cannot write, shown as text)
     }
-  };
-  write(value, '', new Set());
-  if (text !== '') parts.push({ text });
+    parts.push({ text: json.slice(at, match.index + 1) }, { string: inside.replace(/["\\]/g, (char) => `\\${char}`) });
+    at = match.index + match[0].length - 1;
+  }
+  if (at < json.length) parts.push({ text: json.slice(at) });
   return parts;
 }
 

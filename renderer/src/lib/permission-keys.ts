@@ -157,6 +157,3 @@ export function shortcutAria(letter: string, mac: boolean): string {
   return `${mac ? 'Control' : 'Alt'}+${letter.toUpperCase()}`;
 }
 
-export function isMac(navigatorLike: { platform?: string; userAgent?: string }): boolean {
-  return /mac|iphone|ipad/i.test(navigatorLike.platform || navigatorLike.userAgent || '');
-}

@@ -11,36 +11,19 @@ export const ARM_MS = 700;
  * arming of the one it replaced, not even for the moment before `start` is called for it.
  */
 export class ArmingState {
-  readonly #delayMs: number;
   #armed = $state(false);
   #subject = $state<string | null>(null);
   /** Counts the disarms, so a progress bar can restart its sweep on each. */
   #round = $state(0);
   #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(delayMs = ARM_MS) {
-    this.#delayMs = delayMs;
-  }
-
-  get armed(): boolean {
-    return this.#armed;
-  }
-
   /** Armed, and for this subject. */
   armedFor(subject: string | null | undefined): boolean {
     return this.#armed && subject != null && subject === this.#subject;
   }
 
-  get subject(): string | null {
-    return this.#subject;
-  }
-
   get round(): number {
     return this.#round;
-  }
-
-  get delayMs(): number {
-    return this.#delayMs;
   }
 
   /** Binds the arming to a new subject, disarmed; it arms after the full delay. */
@@ -57,7 +40,7 @@ export class ArmingState {
     this.#timer = setTimeout(() => {
       this.#timer = null;
       this.#armed = true;
-    }, this.#delayMs);
+    }, ARM_MS);
   }
 
   /** Stops the clock and forgets the subject; stays disarmed. */

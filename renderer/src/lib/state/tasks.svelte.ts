@@ -4,11 +4,9 @@ import { isSettled, SILENT_AFTER_SECONDS } from '@shared/schemas/task.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
+import { DEFAULT_TAIL, TaskOutputs } from './task-output.svelte.js';
 
-/** Lines of output a tool row shows at first. */
-export const DEFAULT_TAIL = 40;
-/** Output shown for a task is refetched at most this often while it prints. */
-export const OUTPUT_REFETCH_MS = 500;
+export { DEFAULT_TAIL, OUTPUT_REFETCH_MS } from './task-output.svelte.js';
 
 /** What the operator's shell line came to: the task it started, or why it failed. */
 export type ShellOutcome =
@@ -17,29 +15,16 @@ export type ShellOutcome =
 
 type Change = (tasks: Map<string, TaskRow>) => void;
 
-interface Fetcher {
-  timer: ReturnType<typeof setTimeout> | null;
-  inFlight: number;
-  /** More output arrived while a fetch was on its way: fetch again after it. */
-  dirty: boolean;
-  lastAt: number;
-  seq: number;
-}
-
 /**
- * The tasks of one session, kept current by the contract's events, and the output of
- * those a view is showing (`watch`). Output is fetched on demand: a `taskOutput` event
- * only says there is more, so watched tasks refetch at most every OUTPUT_REFETCH_MS,
- * and once more when they settle so the final lines show.
+ * The tasks of one session, kept current by the contract's events, and the output of those a
+ * view is showing (`watch`, fetched by TaskOutputs).
  */
 export class TasksState {
   readonly #api: DroverApi;
   readonly #sessionId: string;
   readonly #tasks = new SvelteMap<string, TaskRow>();
-  readonly #outputs = new SvelteMap<string, TaskOutput>();
   /** When each task last printed, from the output events: "silent for" is kept current locally, never polled. */
   readonly #lastOutput = new SvelteMap<string, number>();
-  readonly #outputErrors = new SvelteMap<string, string>();
   readonly #notices = new SvelteMap<string, string>();
   readonly #stopping = new SvelteSet<string>();
   readonly #stopErrors = new SvelteMap<string, string>();
@@ -59,11 +44,7 @@ export class TasksState {
 
   /** Row events seen per task: a fetched row older than an event that came meanwhile must not replace it. */
   readonly #rowEvents = new Map<string, number>();
-  readonly #watched = new Map<string, number>();
-  readonly #tails = new Map<string, number>();
-  /** Tasks whose output was fetched after they settled, with the tail fetched: nothing newer can come. */
-  readonly #final = new Map<string, number>();
-  readonly #fetchers = new Map<string, Fetcher>();
+  readonly #outputs: TaskOutputs;
   #pending: Change[] | null = null;
   #loadSeq = 0;
   #alive = false;
@@ -71,6 +52,13 @@ export class TasksState {
   constructor(api: DroverApi, sessionId: string) {
     this.#api = api;
     this.#sessionId = sessionId;
+    this.#outputs = new TaskOutputs(api, sessionId, {
+      row: (task, since) => {
+        if ((this.#rowEvents.get(task.id) ?? 0) === since) this.#apply(upsert(task));
+      },
+      rowVersion: (taskId) => this.#rowEvents.get(taskId) ?? 0,
+      gone: (taskId) => this.#gone.add(taskId),
+    });
   }
 
   get sessionId(): string {
@@ -176,16 +164,16 @@ export class TasksState {
 
   /** The last output fetched for the task. */
   output(taskId: string): TaskOutput | undefined {
-    return this.#outputs.get(taskId);
+    return this.#outputs.output(taskId);
   }
 
   /** The tail (in lines) the task's output is fetched with. */
   outputTail(taskId: string): number {
-    return this.#tails.get(taskId) ?? DEFAULT_TAIL;
+    return this.#outputs.tail(taskId);
   }
 
   outputError(taskId: string): string | null {
-    return this.#outputErrors.get(taskId) ?? null;
+    return this.#outputs.error(taskId);
   }
 
   /** What the shell line that started the task answered (handed to the background, or refused). */
@@ -204,6 +192,7 @@ export class TasksState {
   /** Follows this session's task events and loads the list; returns a function that stops. */
   start(): () => void {
     this.#alive = true;
+    this.#outputs.start();
     const offs = [
       this.#api.on('taskUpdated', ({ task }) => {
         if (task.sessionId !== this.#sessionId) return;
@@ -213,7 +202,7 @@ export class TasksState {
       this.#api.on('taskOutput', ({ sessionId, taskId }) => {
         if (sessionId !== this.#sessionId) return;
         this.#lastOutput.set(taskId, Date.now());
-        if (this.#watched.has(taskId)) this.#schedule(taskId);
+        this.#outputs.printed(taskId);
       }),
       this.#api.on('tasksCleared', ({ sessionId, removed }) => {
         if (sessionId === this.#sessionId) this.#apply(removeAll(removed), removed);
@@ -225,8 +214,7 @@ export class TasksState {
       this.#alive = false;
       this.#loadSeq++;
       this.#pending = null;
-      for (const fetcher of this.#fetchers.values()) clearTimers(fetcher);
-      this.#fetchers.clear();
+      this.#outputs.stop();
     };
   }
 
@@ -244,7 +232,7 @@ export class TasksState {
       for (const [id, task] of next) if (this.#tasks.get(id) !== task) this.#tasks.set(id, task);
       this.#loaded = true;
       this.#loadError = null;
-      for (const id of this.#watched.keys()) this.#schedule(id, true);
+      this.#outputs.reloadWatched();
     } catch (error) {
       if (seq !== this.#loadSeq) return;
       this.#loadError = `Could not load the tasks: ${errorMessage(error)}`;
@@ -256,50 +244,14 @@ export class TasksState {
     }
   }
 
-  /**
-   * Shows the task's output: fetches it now, and keeps it current while it runs.
-   * Returns a function that stops watching.
-   */
+  /** Shows the task's output and keeps it current while it runs; returns a function that stops watching. */
   watch(taskId: string, tail = DEFAULT_TAIL): () => void {
-    this.#watched.set(taskId, (this.#watched.get(taskId) ?? 0) + 1);
-    const known = this.#final.get(taskId);
-    if (known === undefined || known < tail || this.outputTail(taskId) !== tail) void this.loadOutput(taskId, tail);
-    return () => {
-      const count = (this.#watched.get(taskId) ?? 1) - 1;
-      if (count > 0) {
-        this.#watched.set(taskId, count);
-        return;
-      }
-      this.#watched.delete(taskId);
-      const fetcher = this.#fetchers.get(taskId);
-      if (fetcher) clearTimers(fetcher);
-    };
+    return this.#outputs.watch(taskId, tail);
   }
 
   /** Fetches the last `tail` lines of the task's output (and its row). */
-  async loadOutput(taskId: string, tail = this.outputTail(taskId)): Promise<void> {
-    this.#tails.set(taskId, tail);
-    const fetcher = this.#fetcher(taskId);
-    const seq = ++fetcher.seq;
-    fetcher.inFlight++;
-    fetcher.dirty = false;
-    fetcher.lastAt = Date.now();
-    const events = this.#rowEvents.get(taskId) ?? 0;
-    try {
-      const { task, output } = await this.#api.getTask({ sessionId: this.#sessionId, taskId, tail });
-      if (!this.#alive || seq !== fetcher.seq) return;
-      if ((this.#rowEvents.get(taskId) ?? 0) === events) this.#apply(upsert(task));
-      this.#outputs.set(taskId, output);
-      this.#outputErrors.delete(taskId);
-      if (isSettled(task.status)) this.#final.set(taskId, tail);
-    } catch (error) {
-      if (!this.#alive || seq !== fetcher.seq) return;
-      if (error instanceof DroverError && error.code === 'not_found') this.#gone.add(taskId);
-      else this.#outputErrors.set(taskId, `Could not load the output: ${errorMessage(error)}`);
-    } finally {
-      fetcher.inFlight--;
-      if (this.#alive && fetcher.inFlight === 0 && fetcher.dirty) this.#schedule(taskId);
-    }
+  loadOutput(taskId: string, tail?: number): Promise<void> {
+    return this.#outputs.load(taskId, tail);
   }
 
   /** Stops the task and its process group; true when the service took the stop. */
@@ -340,40 +292,7 @@ export class TasksState {
   #onTaskUpdated(task: TaskRow): void {
     const before = this.#tasks.get(task.id);
     this.#apply(upsert(task));
-    const settledNow = isSettled(task.status) && (!before || !isSettled(before.status));
-    if (settledNow && (this.#watched.has(task.id) || this.#outputs.has(task.id))) this.#schedule(task.id, true);
-  }
-
-  /** Coalesces refetches of a watched task's output to one per OUTPUT_REFETCH_MS. */
-  #schedule(taskId: string, now = false): void {
-    const fetcher = this.#fetcher(taskId);
-    if (fetcher.inFlight > 0) {
-      fetcher.dirty = true;
-      return;
-    }
-    if (fetcher.timer) {
-      if (!now) return;
-      clearTimeout(fetcher.timer);
-      fetcher.timer = null;
-    }
-    const wait = now ? 0 : Math.max(0, fetcher.lastAt + OUTPUT_REFETCH_MS - Date.now());
-    if (wait === 0) {
-      void this.loadOutput(taskId);
-      return;
-    }
-    fetcher.timer = setTimeout(() => {
-      fetcher.timer = null;
-      if (this.#alive) void this.loadOutput(taskId);
-    }, wait);
-  }
-
-  #fetcher(taskId: string): Fetcher {
-    let fetcher = this.#fetchers.get(taskId);
-    if (!fetcher) {
-      fetcher = { timer: null, inFlight: 0, dirty: false, lastAt: 0, seq: 0 };
-      this.#fetchers.set(taskId, fetcher);
-    }
-    return fetcher;
+    if (isSettled(task.status) && (!before || !isSettled(before.status))) this.#outputs.settled(task.id);
   }
 
   #apply(change: Change, removed: readonly string[] = []): void {
@@ -384,16 +303,11 @@ export class TasksState {
     this.#pending?.push(change);
     for (const id of removed) {
       this.#gone.add(id);
-      this.#outputs.delete(id);
       this.#notices.delete(id);
-      this.#final.delete(id);
+      this.#rowEvents.delete(id);
     }
+    this.#outputs.forget(removed);
   }
-}
-
-function clearTimers(fetcher: Fetcher): void {
-  if (fetcher.timer) clearTimeout(fetcher.timer);
-  fetcher.timer = null;
 }
 
 const RANK: Record<TaskStatus, number> = {
