@@ -126,6 +126,8 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   unauthorized: 401,
   unavailable: 503,
+  disk_full: 507,
+  busy: 429,
   disconnected: 503,
   internal: 500,
 };

@@ -8,6 +8,10 @@ export const ErrorCodeSchema = z.enum([
   'conflict',
   'unauthorized',
   'unavailable',
+  /** The disk holding Drover's data folder is full: nothing new is being saved. */
+  'disk_full',
+  /** A client asked for more at once than its fair share (too many requests in flight or queued). */
+  'busy',
   'disconnected',
   'internal',
 ]);
