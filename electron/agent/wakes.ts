@@ -34,7 +34,7 @@ export class WakeScheduler {
 
   /** Feed every task change; only settled notifying tasks matter. */
   onTaskChanged(row: TaskRow): void {
-    if (!row.notifyOnFinish || !isSettled(row.status) || row.status === 'orphaned') return;
+    if (!row.notifyOnFinish || !isSettled(row.status) || row.status === 'orphaned' || row.status === 'lost') return;
     if (this.#announced.has(row.id) || this.#deps.shuttingDown()) return;
     this.#announced.add(row.id);
     const batch = this.#pending.get(row.sessionId);

@@ -27,12 +27,18 @@ export class LeftoverTracker {
     return verdict;
   }
 
+  /** Whether a record's processes are proven gone (not merely unprovable), so it may be settled as lost. */
+  provenGone(record: TaskRecord): boolean {
+    const verdict = this.probe(record);
+    return !verdict.alive && !verdict.undetermined;
+  }
+
   /** What a client is told of an orphaned record: whether it still runs, and what became of its processes. */
-  describe(record: TaskRecord): { leftover: boolean; orphanNote: string } {
+  describe(record: TaskRecord): { leftover: boolean; orphanNote: string; gone: boolean } {
     const verdict = this.probe(record);
     return verdict.alive
-      ? { leftover: true, orphanNote: 'still running from an earlier run' }
-      : { leftover: false, orphanNote: `left by an earlier run: ${verdict.reason}` };
+      ? { leftover: true, orphanNote: 'still running from an earlier run', gone: false }
+      : { leftover: false, orphanNote: `left by an earlier run: ${verdict.reason}`, gone: !verdict.undetermined };
   }
 
   /** Ends each record's processes that are provably still running; `ended` records each end. */

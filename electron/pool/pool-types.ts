@@ -31,6 +31,8 @@ export interface PoolOptions {
   listener: PoolListener;
   policy?: Partial<PoolPolicy>;
   now?: () => number;
+  /** Between heartbeats (HEARTBEAT_MS unless a test needs it sooner). */
+  heartbeatMs?: number;
   /** Identity at launch, and leftovers of earlier runs. */
   inspector: ProcessInspector;
   /** Where problems that reach no caller go (a record that could not be saved). */

@@ -12,12 +12,18 @@ import { TaskLog, readLogTail } from './task-log.js';
 import { newTaskRecord, taskId, type TaskRecord } from './task-record.js';
 import { appendOutput, newLive, within, type Live } from './live-task.js';
 import { TaskIndex } from './task-index.js';
-import { noteOutside, recordAdopted, recordEnd, recordReaped, recordStart, stuckText } from './record-changes.js';
+import { noteOutside, recordAdopted, recordEnd, recordLost, recordReaped, recordStart, stuckText } from './record-changes.js';
 import { toTaskRow } from './task-row.js';
 import { readableOutput } from './readable-output.js';
 import { type EndReason, type PoolListener, type PoolOptions, type ReapReport, type StartRequest } from './pool-types.js';
 
 export type { PoolListener, PoolOptions, ReapReport, StartRequest } from './pool-types.js';
+
+/**
+ * How often running tasks are recorded as seen alive. A crash loses at most this much of a task's
+ * elapsed time; more often would cost a write per task for nothing a person can see.
+ */
+export const HEARTBEAT_MS = 60_000;
 
 /**
  * The task pool of one app run. Foreground and background work share one path: a record,
@@ -40,6 +46,7 @@ export class TaskPool {
   readonly #index: TaskIndex;
   readonly #live = new Map<string, Live>();
   readonly #scheduler: Scheduler;
+  readonly #heartbeat: NodeJS.Timeout;
   #draining = false;
   /** After drain: nothing is written any more (the store may be closed); what would not end stays recorded as running. */
   #closed = false;
@@ -58,6 +65,46 @@ export class TaskPool {
     this.#now = options.now ?? Date.now;
     this.#leftovers = new LeftoverTracker(options.inspector, this.#now);
     this.#bootId = options.inspector.identify(process.pid).bootId;
+    this.#settleLostOrphans();
+    this.#heartbeat = setInterval(() => this.#beat(), options.heartbeatMs ?? HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  /**
+   * At open: every record an earlier run left claiming to run whose processes are provably gone is
+   * settled once as lost. Records whose processes still run stay orphaned leftovers until reaped.
+   */
+  #settleLostOrphans(): void {
+    let records: TaskRecord[];
+    try {
+      records = this.#repo.unsettledOfOtherRuns(this.#runId, (error) => this.#log(error.message));
+    } catch (error) {
+      this.#log(`the tasks left by an earlier run could not be read: ${(error as Error).message}`);
+      return;
+    }
+    for (const record of records) {
+      if (!this.#leftovers.provenGone(record)) continue;
+      recordLost(record, null);
+      try {
+        this.#repo.update(record);
+      } catch (error) {
+        this.#log(`task ${record.id} could not be recorded as lost: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /** Records every running task of this run as seen alive now (at most once a minute per task). */
+  #beat(): void {
+    if (this.#closed) return;
+    const now = this.#now();
+    const running = [...this.#live.values()].filter((live) => live.record.status === 'running' && !live.settling);
+    if (running.length === 0) return;
+    for (const live of running) live.record.seenAt = now;
+    try {
+      this.#repo.seen(running.map((live) => live.record.id), now);
+    } catch (error) {
+      this.#log(`the running tasks could not be recorded as seen: ${(error as Error).message}`);
+    }
   }
 
   get draining(): boolean {
@@ -231,6 +278,7 @@ export class TaskPool {
    */
   async drain(log: (message: string) => void = () => {}): Promise<void> {
     this.#draining = true;
+    clearInterval(this.#heartbeat);
     for (const failure of await this.#stopAll([...this.#live.values()], 'Drover was shutting down')) log(`at shutdown: ${failure.message}`);
     this.#closed = true;
   }
@@ -384,6 +432,12 @@ export class TaskPool {
     if (cached) return cached;
     const live = this.#live.get(record.id);
     const orphan = this.#isOrphaned(record) ? this.#leftovers.describe(record) : null;
+    if (orphan?.gone) {
+      // Its processes ended (or were found gone) during this run: settled once, like at open.
+      recordLost(record, null);
+      this.#saveQuietly(record);
+      return this.#row(record, now);
+    }
     const row = toTaskRow(record, {
       now,
       runId: this.#runId,

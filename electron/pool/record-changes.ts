@@ -12,6 +12,7 @@ export function recordStart(record: TaskRecord, handle: RunnerHandle, now: numbe
   record.pgid = handle.pid || null;
   record.processStart = handle.processStartedAt;
   record.bootId = handle.pid ? bootId : null;
+  record.seenAt = now;
   record.containment = handle.containment;
   record.containmentNote = handle.containmentNote;
   record.cgroup = handle.cgroup;
@@ -73,6 +74,21 @@ export function recordReaped(record: TaskRecord, ended: readonly number[], now: 
   record.status = 'stopped';
   record.endedAt = now;
   record.exitNote = `ended as a leftover of an earlier run (${plural(ended.length, 'process', 'processes')}: ${ended.join(', ')})`;
+}
+
+/** The words a lost task carries: an earlier Drover died while it ran (or before it started), and it runs no more. */
+export const LOST_RUNNING_NOTE = 'Drover stopped while this task ran; it is no longer running';
+export const LOST_QUEUED_NOTE = 'Drover stopped before this task started; it never ran';
+
+/**
+ * An orphan whose processes are proven gone: settled once, ended at the last moment a Drover saw
+ * it alive (the heartbeat, else its start), so its elapsed time stops growing.
+ */
+export function recordLost(record: TaskRecord, lastSeenAlive: number | null): void {
+  const started = record.startedAt !== null && record.pid !== null;
+  record.status = 'lost';
+  record.endedAt = started ? Math.max(record.startedAt!, lastSeenAlive ?? record.seenAt ?? record.startedAt!) : record.queuedAt;
+  record.exitNote = started ? LOST_RUNNING_NOTE : LOST_QUEUED_NOTE;
 }
 
 function addNote(record: TaskRecord, note: string): void {

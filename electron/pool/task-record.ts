@@ -38,6 +38,8 @@ export interface TaskRecord {
   queuedAt: number;
   startedAt: number | null;
   endedAt: number | null;
+  /** The last time a running Drover saw it alive (the heartbeat); where a lost task's time ends. */
+  seenAt: number | null;
   expectedSeconds: number | null;
   timeoutSeconds: number;
   notify: boolean;
@@ -88,6 +90,7 @@ export function newTaskRecord(task: NewTask): TaskRecord {
     members: [],
     startedAt: null,
     endedAt: null,
+    seenAt: null,
     adopted: false,
   };
 }

@@ -67,7 +67,11 @@ export interface WindowsMember {
   created: string;
 }
 
-export type Verdict = { alive: true } | { alive: false; reason: string };
+/**
+ * Whether a record's processes still run. `undetermined` marks a "no" that is not a proof (the OS
+ * would not tell, or the record is too old to check): such a record is never settled as lost.
+ */
+export type Verdict = { alive: true } | { alive: false; reason: string; undetermined?: true };
 
 export interface ReapResult {
   /** Processes signalled (group or cgroup members and escapees found by the task's mark). */

@@ -58,7 +58,7 @@ export function windowsInspector(os: WindowsOs, instanceId: string, log: (messag
       try {
         return probeWindows(identity, os, instanceId);
       } catch (error) {
-        return { alive: false, reason: unavailable(error) };
+        return { alive: false, reason: unavailable(error), undetermined: true };
       }
     },
     async reap(identity) {

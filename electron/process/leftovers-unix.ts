@@ -38,17 +38,18 @@ interface Proof {
  */
 export function probeUnix(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Verdict {
   const proof = prove(identity, os, context);
-  if ('refused' in proof) return { alive: false, reason: proof.refused };
+  // A reboot ended everything; every other refusal only says the processes cannot be proven either way.
+  if ('refused' in proof) return proof.rebooted ? { alive: false, reason: proof.refused } : { alive: false, reason: proof.refused, undetermined: true };
   if (proof.container.alive || proof.escapees.length === 0) return proof.container;
   return { alive: true };
 }
 
-function prove(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Proof | { refused: string } {
+function prove(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Proof | { refused: string; rebooted?: true } {
   const foreign = foreignMark(identity, context.instanceId);
   if (foreign) return { refused: foreign };
   if (identity.bootId) {
     const boot = os.bootId();
-    if (boot !== null && boot !== identity.bootId) return { refused: 'the machine has restarted since' };
+    if (boot !== null && boot !== identity.bootId) return { refused: 'the machine has restarted since', rebooted: true };
   }
   try {
     const container = identity.cgroup !== null ? proveCgroup(identity, os, context) : proveGroup(identity, os);
@@ -73,8 +74,8 @@ function ownCgroup(identity: ProcessIdentity, instanceId: string): string | null
 
 function proveCgroup(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Verdict {
   const path = ownCgroup(identity, context.instanceId);
-  if (!path) return { alive: false, reason: 'its recorded cgroup is not one this Drover made for it' };
-  if (!os.cgroups) return { alive: false, reason: 'its cgroup cannot be checked: cgroup v2 is not mounted now' };
+  if (!path) return { alive: false, reason: 'its recorded cgroup is not one this Drover made for it', undetermined: true };
+  if (!os.cgroups) return { alive: false, reason: 'its cgroup cannot be checked: cgroup v2 is not mounted now', undetermined: true };
   const populated = os.cgroups.populated(path);
   if (populated === null) return { alive: false, reason: 'its cgroup is gone' };
   if (!populated) {
@@ -92,7 +93,7 @@ function proveGroup(identity: ProcessIdentity, os: UnixOs): Verdict {
   const mark = identity.mark ?? { variable: LEGACY_MARK_VARIABLE, value: identity.taskId };
   const marks = () => os.groupMembers(pgid).map((pid) => os.markOf(pid, mark.variable));
   if (leaderStart !== null) {
-    if (identity.processStart === null) return { alive: false, reason: 'no start time was recorded, so the process now using its number cannot be told apart' };
+    if (identity.processStart === null) return { alive: false, reason: 'no start time was recorded, so the process now using its number cannot be told apart', undetermined: true };
     if (leaderStart !== identity.processStart) return { alive: false, reason: 'its number now belongs to another process' };
     const seen = marks();
     if (seen.length > 0 && !seen.includes('unreadable') && !seen.includes(mark.value)) {
@@ -102,10 +103,13 @@ function proveGroup(identity: ProcessIdentity, os: UnixOs): Verdict {
   }
   // The leader is gone: only the mark can say the group is still ours.
   if (identity.mark === null) {
-    return { alive: false, reason: 'its leader is gone and it was recorded before Drover kept instance ids, so its group cannot be told from another Drover\'s' };
+    return { alive: false, reason: 'its leader is gone and it was recorded before Drover kept instance ids, so its group cannot be told from another Drover\'s', undetermined: true };
   }
-  if (marks().includes(mark.value)) return { alive: true };
-  return { alive: false, reason: 'its leader is gone and no process in its group can be proven to carry its mark' };
+  const seen = marks();
+  if (seen.includes(mark.value)) return { alive: true };
+  return seen.includes('unreadable')
+    ? { alive: false, reason: 'its leader is gone and no process in its group can be proven to carry its mark', undetermined: true }
+    : { alive: false, reason: 'its leader is gone and no process in its group carries its mark' };
 }
 
 /**

@@ -4,7 +4,7 @@ import { ContainmentSchema, TaskIdSchema, TaskKindSchema } from '../../shared/sc
 import type { TaskRecord } from '../pool/task-record.js';
 import { parseRow } from './rows.js';
 
-const StoredStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped']);
+const StoredStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped', 'lost']);
 const int = z.number().int();
 const TaskRowSchema = z.object({
   // A damaged id is never used to name a log folder or a cgroup: the row is reported instead.
@@ -27,6 +27,7 @@ const TaskRowSchema = z.object({
   queued_at: int,
   started_at: int.nullable(),
   ended_at: int.nullable(),
+  seen_at: int.nullable(),
   expected_seconds: int.nullable(),
   timeout_seconds: int,
   notify: int,
@@ -77,6 +78,7 @@ function toRecord(row: unknown): TaskRecord {
     queuedAt: r.queued_at,
     startedAt: r.started_at,
     endedAt: r.ended_at,
+    seenAt: r.seen_at,
     expectedSeconds: r.expected_seconds,
     timeoutSeconds: r.timeout_seconds,
     notify: r.notify === 1,
@@ -112,6 +114,7 @@ function toParams(record: TaskRecord): Record<string, unknown> {
     queued_at: record.queuedAt,
     started_at: record.startedAt,
     ended_at: record.endedAt,
+    seen_at: record.seenAt,
     expected_seconds: record.expectedSeconds,
     timeout_seconds: record.timeoutSeconds,
     notify: record.notify ? 1 : 0,
@@ -139,6 +142,8 @@ export class TasksRepo {
   readonly #counter: Statement;
   readonly #setCounter: Statement;
   readonly #maxSeq: Statement;
+  readonly #seen: Statement;
+  readonly #unsettledElsewhere: Statement;
 
   constructor(db: Database) {
     this.#db = db;
@@ -152,6 +157,8 @@ export class TasksRepo {
     this.#counter = db.prepare('SELECT value FROM counters WHERE name = ?');
     this.#setCounter = db.prepare('INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
     this.#maxSeq = db.prepare('SELECT coalesce(max(seq), 0) AS value FROM tasks');
+    this.#seen = db.prepare('UPDATE tasks SET seen_at = ? WHERE id = ?');
+    this.#unsettledElsewhere = db.prepare(`SELECT ${COLUMNS.join(', ')} FROM tasks WHERE status IN ('running', 'queued') AND run_id <> ? ORDER BY seq`);
   }
 
   /** The next sequence number: past every id ever stored, cleared ones included. */
@@ -199,6 +206,26 @@ export class TasksRepo {
   get(id: string): TaskRecord | undefined {
     const row = this.#get.get(id);
     return row === undefined ? undefined : toRecord(row);
+  }
+
+  /** The heartbeat: these tasks were seen alive at `at`; one transaction for all of them. */
+  seen(ids: readonly string[], at: number): void {
+    this.#db.transaction(() => {
+      for (const id of ids) this.#seen.run(at, id);
+    })();
+  }
+
+  /** Records of other runs still claiming to run or wait, in every session; damaged rows are reported, not returned. */
+  unsettledOfOtherRuns(runId: string, onUnreadable: (error: Error) => void): TaskRecord[] {
+    const out: TaskRecord[] = [];
+    for (const row of this.#unsettledElsewhere.all(runId)) {
+      try {
+        out.push(toRecord(row));
+      } catch (error) {
+        onUnreadable(error as Error);
+      }
+    }
+    return out;
   }
 
   deleteMany(ids: readonly string[]): void {

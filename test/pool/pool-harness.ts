@@ -22,7 +22,7 @@ export interface Harness {
   rows: TaskRow[];
   instanceId: string;
   containers: ContainerFactory;
-  open(runId: string, policy?: Partial<PoolPolicy>): TaskPool;
+  open(runId: string, policy?: Partial<PoolPolicy>, heartbeatMs?: number): TaskPool;
 }
 
 export interface HarnessOptions {
@@ -51,8 +51,9 @@ export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir(), 
     ...(options.log ? { log: options.log } : {}),
   });
   const runner = options.wrapRunner ? options.wrapRunner(commandRunner) : commandRunner;
-  const open = (runId: string, extra: Partial<PoolPolicy> = {}) =>
+  const open = (runId: string, extra: Partial<PoolPolicy> = {}, heartbeatMs?: number) =>
     new TaskPool({
+      ...(heartbeatMs ? { heartbeatMs } : {}),
       repo: new TasksRepo(db),
       runners: { command: runner },
       inspector,

@@ -239,6 +239,25 @@ describe('task pool with real processes', () => {
     await h.pool.stop(h.sessionId, task.id);
   });
 
+  it('settles what an earlier run never started as lost at the next open, and keeps a heartbeat of running tasks', async () => {
+    const h = harness({ maxConcurrent: 1 });
+    const first = h.open('run-beating', { maxConcurrent: 1 }, 40);
+    const running = await first.start({ sessionId: h.sessionId, command: 'sleep 30', cwd });
+    const queued = await first.start({ sessionId: h.sessionId, command: 'echo never', cwd });
+    const seenAt = () => (h.db.prepare('SELECT seen_at AS seen FROM tasks WHERE id = ?').get(running.id) as { seen: number | null }).seen;
+    await until(() => (seenAt() ?? 0) > running.startedAt!, 'a heartbeat', 10_000);
+    // Its Drover is gone (another run opens the folder): the queued task is settled, the live one is a leftover.
+    const later = h.open('run-after');
+    const lost = later.row(h.sessionId, queued.id);
+    expect(lost).toMatchObject({ status: 'lost', running: false, exitNote: 'Drover stopped before this task started; it never ran', elapsedSeconds: 0 });
+    expect(lost.endedAt).toBe(new Date(queued.queuedAt).toISOString());
+    expect(h.db.prepare('SELECT status FROM tasks WHERE id = ?').get(queued.id)).toEqual({ status: 'lost' });
+    expect(later.row(h.sessionId, running.id)).toMatchObject({ status: 'orphaned', leftover: true });
+    expect(h.db.prepare('SELECT status FROM tasks WHERE id = ?').get(running.id)).toEqual({ status: 'running' });
+    expect(await later.clearFinished(h.sessionId)).toEqual([queued.id]);
+    await first.drain();
+  });
+
   it('never reuses an id, even after finished tasks are cleared', async () => {
     const h = harness();
     const a = await h.pool.start({ sessionId: h.sessionId, command: 'true', cwd });

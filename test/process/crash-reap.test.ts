@@ -87,8 +87,13 @@ describe('leftovers after a crash (real processes, kill -9)', () => {
     for (const task of [sleeper, stubborn, orphanMaker]) {
       expect(byId[task.id], `${task.command}: ${byId[task.id].exit_note}`).toMatchObject({ status: 'orphaned', leftover: true, exit_note: 'still running from an earlier run' });
     }
-    expect(byId[plain.id]).toMatchObject({ status: 'orphaned', leftover: false });
-    expect(byId.bg_900).toMatchObject({ status: 'orphaned', leftover: false });
+    // Its processes are provably gone: settled once as lost, ended where Drover last saw it alive
+    // (its start: the heartbeat had not come round yet), so its elapsed time no longer grows.
+    expect(byId[plain.id]).toMatchObject({ status: 'lost', leftover: false, running: false, exit_note: 'Drover stopped while this task ran; it is no longer running' });
+    expect(byId[plain.id].ended_at).toBe(byId[plain.id].started_at);
+    expect(byId[plain.id].elapsed_seconds).toBe(0);
+    // Its number now leads another process's group, so its own group is provably gone.
+    expect(byId.bg_900).toMatchObject({ status: 'lost', leftover: false });
     expect(byId.bg_901).toMatchObject({ status: 'orphaned', leftover: false, exit_note: expect.stringMatching(/not one this Drover made/) });
 
     // Stop reaches one leftover by id; reap ends the rest.
@@ -96,8 +101,8 @@ describe('leftovers after a crash (real processes, kill -9)', () => {
     expect(stopped).toMatchObject({ already_settled: false, task: { status: 'stopped', leftover: false } });
     const reap = await second.call('POST', `/sessions/${session}/background-tasks/reap`);
     expect(reap.reaped.map((entry: { task_id: string }) => entry.task_id).sort()).toEqual([stubborn.id, orphanMaker.id].sort());
-    expect(reap.untouched.map((entry: { task_id: string }) => entry.task_id).sort()).toEqual(['bg_900', 'bg_901', plain.id].sort());
-    expect(reap.untouched.find((entry: { task_id: string }) => entry.task_id === 'bg_900').reason).toMatch(/another process/);
+    expect(reap.untouched.map((entry: { task_id: string }) => entry.task_id).sort()).toEqual(['bg_901']);
+    expect(reap.untouched[0].reason).toMatch(/not one this Drover made/);
 
     for (const pid of [sleeper.pid, stubborn.pid, child]) expect(pidAlive(pid), `pid ${pid}`).toBe(false);
     for (const task of [sleeper, stubborn, orphanMaker]) expect(groupRuns(task.pid), task.command).toBe(false);
@@ -106,5 +111,11 @@ describe('leftovers after a crash (real processes, kill -9)', () => {
     const after = await second.call('GET', `/sessions/${session}/background-tasks`);
     const settled = Object.fromEntries(after.tasks.map((task: { id: string }) => [task.id, task]));
     expect(settled[stubborn.id]).toMatchObject({ status: 'stopped', exit_note: expect.stringMatching(/leftover of an earlier run/) });
+    expect(settled[plain.id]).toMatchObject({ status: 'lost', elapsed_seconds: 0 });
+    // Clear takes the lost row like any finished task; rows that cannot be proven either way stay.
+    const cleared = await second.call('DELETE', `/sessions/${session}/background-tasks`);
+    expect(cleared.removed).toContain(plain.id);
+    expect(cleared.removed).toContain('bg_900');
+    expect(cleared.removed).not.toContain('bg_901');
   }, 120_000);
 });

@@ -4,6 +4,7 @@ import { m0002Messages } from './0002-messages.js';
 import { m0003Tasks } from './0003-tasks.js';
 import { m0004AgentMessages } from './0004-agent-messages.js';
 import { m0005Instance } from './0005-instance.js';
+import { m0006Heartbeat } from './0006-heartbeat.js';
 
 export interface Migration {
   /** Becomes `PRAGMA user_version` once applied; strictly increasing from 1. */
@@ -12,4 +13,4 @@ export interface Migration {
   up(db: Database): void;
 }
 
-export const migrations: readonly Migration[] = [m0001Sessions, m0002Messages, m0003Tasks, m0004AgentMessages, m0005Instance];
+export const migrations: readonly Migration[] = [m0001Sessions, m0002Messages, m0003Tasks, m0004AgentMessages, m0005Instance, m0006Heartbeat];

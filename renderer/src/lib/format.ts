@@ -67,6 +67,7 @@ const STATUS_LABELS: Record<TaskStatus, string> = {
   timed_out: 'timed out',
   stopped: 'stopped',
   orphaned: 'orphaned',
+  lost: 'lost',
 };
 
 export function taskStatusLabel(status: TaskStatus): string {

@@ -318,6 +318,7 @@ const RANK: Record<TaskStatus, number> = {
   timed_out: 2,
   stopped: 2,
   orphaned: 2,
+  lost: 2,
 };
 
 /** A row never goes back in its life (a stale answer racing an event must not win). */
