@@ -1,5 +1,6 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFileAtomic } from '../store/private-files.js';
 import { safeStorage } from 'electron';
 import type { SecretStore } from '../core/secrets.js';
 
@@ -34,8 +35,6 @@ export class SafeStorageSecretStore implements SecretStore {
     if (process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text') {
       throw new Error('This Linux session has no keyring (only the basic_text backend), so the key would not be protected; set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment instead');
     }
-    const temp = `${this.#file}.tmp`;
-    writeFileSync(temp, safeStorage.encryptString(value), { mode: 0o600 });
-    renameSync(temp, this.#file);
+    writePrivateFileAtomic(this.#file, safeStorage.encryptString(value));
   }
 }

@@ -1,5 +1,6 @@
-import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFileAtomic } from '../store/private-files.js';
 
 /** Where the model API key is kept. It never leaves the main process. */
 export interface SecretStore {
@@ -36,9 +37,6 @@ export class FileSecretStore implements SecretStore {
       rmSync(this.#file, { force: true });
       return;
     }
-    const temp = `${this.#file}.tmp`;
-    writeFileSync(temp, JSON.stringify({ apiKey: value }), { mode: 0o600 });
-    chmodSync(temp, 0o600);
-    renameSync(temp, this.#file);
+    writePrivateFileAtomic(this.#file, JSON.stringify({ apiKey: value }));
   }
 }

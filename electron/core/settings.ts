@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, renameSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DroverError, issuePath } from '../../shared/ipc/errors.js';
 import {
@@ -10,6 +10,11 @@ import {
 } from '../../shared/schemas/settings.js';
 import type { SecretStore } from './secrets.js';
 import type { PoolPolicy } from '../pool/policy.js';
+import { writePrivateFileAtomic } from '../store/private-files.js';
+import { diskFullMessage } from '../store/sqlite-errors.js';
+
+/** Errors of the file system that mean there is no room left for the file. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 
 export const SETTINGS_FILE = 'settings.json';
 
@@ -140,8 +145,15 @@ export class SettingsService {
     // A file we could not read is kept aside, never silently replaced.
     if (this.#unreadable && existsSync(file)) renameSync(file, `${file}.unreadable-${Date.now()}`);
     this.#unreadable = false;
-    const temp = `${file}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(settings, null, 2)}\n`);
-    renameSync(temp, file);
+    try {
+      // Private, flushed, then renamed over the old file: a save that fails leaves the old one whole.
+      writePrivateFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && NO_SPACE.has(code)) {
+        throw new DroverError('disk_full', `${diskFullMessage(this.#dataDir)} The settings were not changed.`);
+      }
+      throw new DroverError('unavailable', `The settings could not be saved to ${file} (${(error as Error).message}); they were not changed.`);
+    }
   }
 }

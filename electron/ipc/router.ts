@@ -18,6 +18,12 @@ export interface RouterOptions {
    * shipped app turns it off: answers are our own data, and a 10,000-row list would pay for it.
    */
   checkOutputs?: boolean;
+  /**
+   * Turns a failure the handler did not expect but the person can act on (a full disk, a
+   * damaged or read-only database) into a clear error. Consulted before the generic internal
+   * answer; the failure is still reported to the log, since it means something went wrong.
+   */
+  mapError?: (error: unknown) => DroverError | null;
 }
 
 /** One handler per request; input validated at the boundary, output checked against the contract. */
@@ -39,10 +45,22 @@ export function createRouter<C extends Contract>(contract: C, handlers: Handlers
       } catch (error) {
         if (error instanceof DroverError) return fail(error);
         report(name, error);
+        const mapped = mapSafely(options.mapError, error);
+        if (mapped) return fail(mapped);
         return fail(new DroverError('internal', `${name} failed inside Drover; the details are in the log`));
       }
     },
   };
+}
+
+/** A mapper that throws must not turn one failure into a crash of the router. */
+function mapSafely(mapError: RouterOptions['mapError'], error: unknown): DroverError | null {
+  if (!mapError) return null;
+  try {
+    return mapError(error);
+  } catch {
+    return null;
+  }
 }
 
 function fail(error: DroverError): Result<never> {

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { z } from 'zod';
 import { DATABASE_FILE } from './database.js';
 import { MetaRepo } from './meta-repo.js';
+import { makePrivate, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 
 /** Held for as long as a Drover has the data folder open. */
 export const LOCK_FILE = 'drover.lock';
@@ -52,8 +53,10 @@ export interface DataFolderLock {
  * database is opened, so a second Drover never migrates or writes what the first one owns.
  */
 export function lockDataFolder(dataDir: string, nativeBinding?: string): DataFolderLock {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const file = join(dataDir, LOCK_FILE);
+  // Created private before SQLite opens it (SQLite would create it with the umask's 0644).
+  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
   const lock: Database = new BetterSqlite3(file, nativeBinding ? { nativeBinding } : {});
   try {
     lock.pragma('busy_timeout = 0');
@@ -65,6 +68,9 @@ export function lockDataFolder(dataDir: string, nativeBinding?: string): DataFol
     if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DataFolderBusyError(dataDir, readOwner(dataDir, nativeBinding));
     throw error;
   }
+  // Once the folder is ours, and before anything in it is read: folders from earlier versions
+  // were created readable by everyone (issue #12), and this is where each start fixes them.
+  makePrivate(dataDir);
   let released = false;
   return {
     release() {

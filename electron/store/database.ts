@@ -1,7 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
+import { makeFilePrivate, PRIVATE_DIR_MODE } from './private-files.js';
+import { damagedDatabaseAdvice } from './sqlite-errors.js';
+import { checkIntegrity, recordCleanClose, takeCleanClose, walHeaderProblem } from './integrity.js';
 
 export const DATABASE_FILE = 'drover.sqlite';
 
@@ -11,22 +14,49 @@ export class StoreOpenError extends Error {
   readonly reason: 'corrupt' | 'newer' | 'unreadable';
 
   constructor(reason: StoreOpenError['reason'], file: string, detail: string) {
-    super(`${describe(reason)}: ${file} (${detail}). Drover has not changed it; move it aside or restore a backup to start fresh.`);
+    super(`${describe(reason, file)} (${detail}). Drover has not changed it. ${advice(reason, file)}`);
     this.name = 'StoreOpenError';
     this.file = file;
     this.reason = reason;
   }
 }
 
-function describe(reason: StoreOpenError['reason']): string {
-  if (reason === 'corrupt') return 'The database is damaged or is not a Drover database';
-  if (reason === 'newer') return 'The database was written by a newer version of Drover';
-  return 'The database cannot be opened';
+function describe(reason: StoreOpenError['reason'], file: string): string {
+  // One sentence for every kind of damage, so the person meets the same words whatever broke.
+  if (reason === 'corrupt') return `Drover's database ${file} is damaged or is not a Drover database`;
+  if (reason === 'newer') return `Drover's database ${file} was written by a newer version of Drover`;
+  return `Drover's database ${file} cannot be opened`;
+}
+
+function advice(reason: StoreOpenError['reason'], file: string): string {
+  if (reason === 'newer') return 'Run that newer version, or move the file aside to start fresh with this one.';
+  return damagedDatabaseAdvice(file);
 }
 
 /**
- * Opens (or creates) the database, checks it is readable and not from a newer
- * version, then applies pending migrations in one transaction.
+ * A database that remembers a clean close: close() leaves a fingerprint of the file beside it,
+ * so the next open may skip the full scan when the file is exactly as this run left it.
+ */
+class DroverDatabase extends BetterSqlite3 {
+  #file: string | null = null;
+
+  /** Called once the open has fully succeeded; before that, a close records nothing. */
+  trackCleanClose(file: string): void {
+    this.#file = file;
+  }
+
+  override close(): this {
+    super.close();
+    if (this.#file) recordCleanClose(this.#file);
+    this.#file = null;
+    return this;
+  }
+}
+
+/**
+ * Opens (or creates) the database, checks that it is intact, readable and not from a newer
+ * version, then applies pending migrations in one transaction. A damaged file is refused with
+ * a StoreOpenError before anything is written to it.
  */
 export function openDatabase(
   file: string,
@@ -35,20 +65,30 @@ export function openDatabase(
 ): Database {
   const isMemory = file === ':memory:';
   const existed = !isMemory && existsSync(file);
-  if (!isMemory) mkdirSync(dirname(file), { recursive: true });
-  let db: Database;
+  if (!isMemory) mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+  // Read before SQLite sees the file: a clean-close note is only good for this one open.
+  const clean = existed ? takeCleanClose(file) : false;
+  if (existed) refuseBeforeOpening(file);
+  let db: DroverDatabase;
   try {
-    db = new BetterSqlite3(file, nativeBinding ? { fileMustExist: existed, nativeBinding } : { fileMustExist: existed });
+    db = new DroverDatabase(file, nativeBinding ? { fileMustExist: existed, nativeBinding } : { fileMustExist: existed });
   } catch (error) {
     throw new StoreOpenError('unreadable', file, messageOf(error));
   }
   try {
+    // SQLite gives the -wal and -shm files the main file's mode, so the main file is made private first.
+    if (!isMemory) makeFilePrivate(file);
     // Reading the schema forces SQLite to parse the header: a non-database fails here, before any write.
     let version: number;
     try {
       db.prepare('SELECT count(*) FROM sqlite_master').get();
       version = db.pragma('user_version', { simple: true }) as number;
+      if (existed) {
+        const problem = checkIntegrity(db, clean ? 'structure' : 'full');
+        if (problem) throw new StoreOpenError('corrupt', file, problem);
+      }
     } catch (error) {
+      if (error instanceof StoreOpenError) throw error;
       throw new StoreOpenError('corrupt', file, messageOf(error));
     }
     const latest = migrations.at(-1)?.version ?? 0;
@@ -61,12 +101,21 @@ export function openDatabase(
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     migrate(db, migrations, version);
+    if (!isMemory) db.trackCleanClose(file);
     return db;
   } catch (error) {
     db.close();
     if (error instanceof StoreOpenError) throw error;
     throw new StoreOpenError('corrupt', file, messageOf(error));
   }
+}
+
+/** Damage SQLite itself would not report, or would repair by throwing data away: refused before it opens. */
+function refuseBeforeOpening(file: string): void {
+  // Drover never leaves an empty file (the first open writes the schema), so an empty one lost its data.
+  if (statSync(file).size === 0 && !existsSync(`${file}-wal`)) throw new StoreOpenError('corrupt', file, 'the file is empty');
+  const wal = walHeaderProblem(`${file}-wal`);
+  if (wal) throw new StoreOpenError('corrupt', file, wal);
 }
 
 /** Applies every migration above `from` in one transaction; a failure leaves the file as it was. */

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { MessageStatusSchema, RoleSchema, type Message, type MessageStatus, type Role } from '../../shared/schemas/message.js';
-import { parseRow } from './rows.js';
+import { parseRow, TimestampSchema } from './rows.js';
 
 const MessageRowSchema = z.object({
   id: z.number(),
@@ -15,7 +15,7 @@ const MessageRowSchema = z.object({
   tool_result: z.string().nullable(),
   status: MessageStatusSchema,
   automated: z.number(),
-  created_at: z.number(),
+  created_at: TimestampSchema,
 });
 
 const COLUMNS = 'id, session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, status, automated, created_at';
@@ -92,6 +92,10 @@ export class MessagesRepo {
     return this.#settle.run().changes;
   }
 
+  /**
+   * A transcript with a damaged row is refused whole (an error naming the row), rather than
+   * shown with a silent gap that the person or the model would read as the real history.
+   */
   list(sessionId: string): Message[] {
     return this.#list.all(sessionId).map(toMessage);
   }

@@ -1,13 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { parseRow } from './rows.js';
+import { parseRow, readableRows, reportToConsole, TimestampSchema, type UnreadableRowReport } from './rows.js';
 import type { Session } from '../../shared/schemas/session.js';
 
 const SessionRowSchema = z.object({
   id: z.string(),
   title: z.string(),
-  created_at: z.number(),
-  updated_at: z.number(),
+  created_at: TimestampSchema,
+  updated_at: TimestampSchema,
   message_count: z.number(),
 });
 
@@ -34,8 +34,11 @@ export class SessionsRepo {
   readonly #rename: Statement;
   readonly #touch: Statement;
   readonly #delete: Statement;
+  readonly #report: UnreadableRowReport;
 
-  constructor(db: Database) {
+  /** `report` hears of rows the list leaves out because they no longer fit (named by id). */
+  constructor(db: Database, report: UnreadableRowReport = reportToConsole) {
+    this.#report = report;
     this.#list = db.prepare(`${SELECT} ORDER BY s.updated_at DESC, s.rowid DESC`);
     this.#get = db.prepare(`${SELECT} WHERE s.id = ?`);
     this.#insert = db.prepare('INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)');
@@ -45,7 +48,8 @@ export class SessionsRepo {
   }
 
   list(): Session[] {
-    return this.#list.all().map(toSession);
+    // One damaged session must not hide every other one; opening it still says what is wrong.
+    return readableRows(this.#list.all(), toSession, this.#report);
   }
 
   get(id: string): Session | undefined {

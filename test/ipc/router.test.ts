@@ -8,6 +8,9 @@ import { connectInMemory } from '../../shared/ipc/memory.js';
 import { createRouter } from '../../electron/ipc/router.js';
 import { EventBus } from '../../electron/core/event-bus.js';
 import { createServices } from '../../electron/core/services.js';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { sqliteProblem } from '../../electron/store/sqlite-errors.js';
 import { tempDir } from '../helpers.js';
 
 const toy = defineContract({
@@ -84,6 +87,38 @@ describe('contract router', () => {
   it('passes typed service errors through unchanged', async () => {
     const result = await toyRouter().handle('missing', { id: 'x1' });
     expect(result).toEqual({ ok: false, error: { code: 'not_found', message: 'No thing with id "x1"', path: 'id' } });
+  });
+
+  it('answers a full database with disk_full, naming the folder, and still reports the failure', async () => {
+    const file = join(tempDir(), 'drover.sqlite');
+    const db = new BetterSqlite3(file);
+    db.exec('CREATE TABLE t (x TEXT)');
+    // A page cap is SQLite's own way to fill up: the insert fails with a real SQLITE_FULL.
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true })}`);
+    const errors: unknown[] = [];
+    const router = createRouter(
+      toy,
+      {
+        add: () => db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(100_000)).changes,
+        boom: () => 0,
+        liar: () => 0,
+        missing: () => 0,
+      },
+      { onInternalError: (_name, error) => errors.push(error), mapError: (error) => sqliteProblem(error, file) },
+    );
+    const result = await router.handle('add', { a: 1, b: 2 });
+    db.close();
+    expect(result).toMatchObject({ ok: false, error: { code: 'disk_full' } });
+    if (result.ok) return;
+    expect(result.error.message).toContain(`The disk holding ${join(file, '..')} is full`);
+    expect(errors).toEqual([expect.objectContaining({ code: 'SQLITE_FULL' })]);
+  });
+
+  it('keeps the internal answer when the mapper does not recognise the failure (or throws)', async () => {
+    for (const mapError of [() => null, () => { throw new Error('mapper bug'); }]) {
+      const router = createRouter(toy, { add: ({ a, b }) => a + b, boom: () => { throw new Error('plain bug'); }, liar: () => 0, missing: () => 0 }, { onInternalError: () => {}, mapError });
+      expect(await router.handle('boom', {})).toMatchObject({ ok: false, error: { code: 'internal' } });
+    }
   });
 });
 

@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, StoreOpenError } from '../../electron/store/database.js';
 import { migrations } from '../../electron/store/migrations/index.js';
+import { takeCleanClose } from '../../electron/store/integrity.js';
 import type { Migration } from '../../electron/store/migrations/index.js';
 import { tempDir } from '../helpers.js';
 
@@ -80,7 +81,39 @@ describe('database open and migrations', () => {
     future.pragma('user_version = 99');
     future.close();
     const before = readFileSync(file);
-    expect(() => openDatabase(file)).toThrow(/newer version of Drover.*drover\.sqlite/);
+    expect(() => openDatabase(file)).toThrow(/drover\.sqlite was written by a newer version of Drover/);
     expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('checks the whole file after an unclean stop, and only its structure when it is as the last clean close left it', () => {
+    const file = join(tempDir(), 'drover.sqlite');
+    const db = openDatabase(file);
+    db.prepare('INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)').run('s1', 'Kept', 1, 2);
+    db.close();
+    expect(existsSync(`${file}.clean`)).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Same size and bytes, another modification time (as any write leaves): the open must read every page.
+    utimesSync(file, new Date(), new Date(Date.UTC(2020, 0, 1)));
+    expect(takeCleanClose(file)).toBe(false);
+    expect(existsSync(`${file}.clean`)).toBe(false);
+    openDatabase(file).close();
+    expect(takeCleanClose(file)).toBe(true);
+    expect(takeCleanClose(file)).toBe(false);
+  });
+
+  it('refuses an empty file and a write-ahead log with a broken header, touching neither', () => {
+    const dir = tempDir();
+    const empty = join(dir, 'empty.sqlite');
+    writeFileSync(empty, '');
+    expect(() => openDatabase(empty)).toThrow(/empty\.sqlite is damaged.*the file is empty/);
+    expect(statSync(empty).size).toBe(0);
+    const file = join(dir, 'drover.sqlite');
+    openDatabase(file).close();
+    const wal = Buffer.alloc(4096, 0x5a);
+    writeFileSync(`${file}-wal`, wal);
+    const before = readFileSync(file);
+    expect(() => openDatabase(file)).toThrow(/write-ahead log .*-wal has a damaged header/);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(readFileSync(`${file}-wal`).equals(wal)).toBe(true);
   });
 });
