@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
@@ -68,7 +68,7 @@ export function openDatabase(
   if (!isMemory) mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   // Read before SQLite sees the file: a clean-close note is only good for this one open.
   const clean = existed ? takeCleanClose(file) : false;
-  if (existed) refuseBeforeOpening(file);
+  if (existed) inspect(file, clean, migrations, nativeBinding);
   let db: DroverDatabase;
   try {
     db = new DroverDatabase(file, nativeBinding ? { fileMustExist: existed, nativeBinding } : { fileMustExist: existed });
@@ -77,23 +77,12 @@ export function openDatabase(
   }
   try {
     // SQLite gives the -wal and -shm files the main file's mode, so the main file is made private first.
-    if (!isMemory) makeFilePrivate(file);
-    // Reading the schema forces SQLite to parse the header: a non-database fails here, before any write.
+    if (!isMemory) for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) makeFilePrivate(path);
     let version: number;
     try {
-      db.prepare('SELECT count(*) FROM sqlite_master').get();
       version = db.pragma('user_version', { simple: true }) as number;
-      if (existed) {
-        const problem = checkIntegrity(db, clean ? 'structure' : 'full');
-        if (problem) throw new StoreOpenError('corrupt', file, problem);
-      }
     } catch (error) {
-      if (error instanceof StoreOpenError) throw error;
       throw new StoreOpenError('corrupt', file, messageOf(error));
-    }
-    const latest = migrations.at(-1)?.version ?? 0;
-    if (version > latest) {
-      throw new StoreOpenError('newer', file, `schema version ${version}, this build knows up to ${latest}`);
     }
     if (!isMemory) db.pragma('journal_mode = WAL');
     // In WAL mode NORMAL never corrupts the file; a power cut may lose the last commits, not the database.
@@ -107,6 +96,46 @@ export function openDatabase(
     db.close();
     if (error instanceof StoreOpenError) throw error;
     throw new StoreOpenError('corrupt', file, messageOf(error));
+  }
+}
+
+/**
+ * Everything that can refuse an existing file, done on a read-only connection: closing a
+ * writable one would fold the write-ahead log into a file that is being refused, and delete
+ * the log. A read-only connection changes neither (it may add the -shm index, which holds no data).
+ */
+function inspect(file: string, clean: boolean, migrations: readonly Migration[], nativeBinding?: string): void {
+  refuseBeforeOpening(file);
+  // A read-only connection still makes an empty -wal and the -shm index when they are missing;
+  // those it made are removed again, so a refused folder is left exactly as it was found.
+  const made = [`${file}-wal`, `${file}-shm`].filter((path) => !existsSync(path));
+  let db: Database;
+  try {
+    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
+  } catch (error) {
+    throw new StoreOpenError('unreadable', file, messageOf(error));
+  }
+  try {
+    let version: number;
+    try {
+      // Reading the schema forces SQLite to parse the header: a file that is no database fails here.
+      db.prepare('SELECT count(*) FROM sqlite_schema').get();
+      version = db.pragma('user_version', { simple: true }) as number;
+    } catch (error) {
+      throw new StoreOpenError('corrupt', file, messageOf(error));
+    }
+    const latest = migrations.at(-1)?.version ?? 0;
+    if (version > latest) throw new StoreOpenError('newer', file, `schema version ${version}, this build knows up to ${latest}`);
+    let problem: string | null;
+    try {
+      problem = checkIntegrity(db, clean ? 'structure' : 'full');
+    } catch (error) {
+      problem = messageOf(error);
+    }
+    if (problem) throw new StoreOpenError('corrupt', file, problem);
+  } finally {
+    db.close();
+    if (made.length === 2 && existsSync(`${file}-wal`) && statSync(`${file}-wal`).size === 0) for (const path of made) rmSync(path, { force: true });
   }
 }
 
