@@ -9,13 +9,14 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
+import { MARK_PREFIX } from '../../electron/process/identity.js';
 
 export const FAULT_TOKEN = 'fault-token-0123456789abcdef';
 const root = resolve(import.meta.dirname, '../..');
 /** Inside the repository, so the bundled host finds package.json (its app root) and node_modules above it. */
 const bundleDir = join(root, 'node_modules', '.cache', 'drover-faults');
-/** Every process a fault test starts inherits this variable; its value is unique to the test. */
-export const RUN_MARK_VARIABLE = 'DROVER_FAULT_RUN';
+/** Every process a fault test starts inherits this variable (a DROVER_ name would be kept from tasks); its value is unique to the test. */
+export const RUN_MARK_VARIABLE = 'FAULT_RUN_MARK';
 
 let bundled: string | null = null;
 
@@ -115,6 +116,16 @@ export function processesMarked(needle: string): number[] {
   return found;
 }
 
+/** Whether a process runs: it exists and is not a zombie waiting for its parent. */
+export function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  return !isZombie(pid);
+}
+
 function isZombie(pid: number): boolean {
   try {
     return / Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\)/, ''));
@@ -124,16 +135,18 @@ function isZombie(pid: number): boolean {
 }
 
 /**
- * Waits (generously) for every process carrying the mark to end, then kills and returns any
- * still running: a test that finds strays fails, and leaves none behind either way.
+ * Waits (generously) for every process carrying the test's mark, or the instance's task mark, to
+ * end, then kills and returns any still running: a test that finds strays fails, and leaves none
+ * behind either way.
  */
-export async function strays(runMark: string, limitMs = 30_000): Promise<number[]> {
-  const needle = `${RUN_MARK_VARIABLE}=${runMark}`;
+export async function strays(runMark: string, instanceId: string | null, limitMs = 30_000): Promise<number[]> {
+  const needles = [`${RUN_MARK_VARIABLE}=${runMark}`, ...(instanceId ? [`${MARK_PREFIX}${instanceId}=`] : [])];
+  const census = () => [...new Set(needles.flatMap((needle) => processesMarked(needle)))];
   const deadline = Date.now() + limitMs;
-  let left = processesMarked(needle);
+  let left = census();
   while (left.length && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 100));
-    left = processesMarked(needle);
+    left = census();
   }
   for (const pid of left) {
     try {
@@ -190,4 +203,47 @@ export function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
+}
+
+/**
+ * One fault test's host and bookkeeping: what the host acknowledged, and the closing checks every
+ * fault test makes (clean stop, every acknowledged row on disk, integrity ok, nothing running).
+ */
+export class HostCase {
+  readonly runMark = newRunMark();
+  readonly sessions = new Set<string>();
+  readonly tasks = new Set<string>();
+  host!: FaultHost;
+
+  constructor(public dataDir: string) {}
+
+  async start(): Promise<FaultHost> {
+    this.host = await startHost(this.dataDir, this.runMark);
+    return this.host;
+  }
+
+  /** A call that must be acknowledged; what it creates is remembered for the closing check. */
+  async ok(method: string, path: string, body?: unknown): Promise<any> {
+    const answer = await this.host.call(method, path, body);
+    if (answer.status < 200 || answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (method === 'POST' && path === '/sessions') this.sessions.add(answer.body.id);
+    if (method === 'POST' && /^\/sessions\/[^/]+\/(background-tasks|shell)$/.test(path)) this.tasks.add(`${path.split('/')[2]}/${answer.body.id}`);
+    return answer.body;
+  }
+
+  async task(session: string, id: string): Promise<any> {
+    return (await this.ok('GET', `/sessions/${session}/background-tasks/${id}`)).task;
+  }
+
+  /** Stops the host (SIGCONT first, in case a test left it stopped) and reports what the closing checks found. */
+  async close(options: { forgotten?: Set<string> } = {}): Promise<{ exit: { code: number | null; signal: NodeJS.Signals | null }; integrity: string; lost: string[]; strays: number[] }> {
+    if (this.host?.alive()) this.host.child.kill('SIGCONT');
+    const exit = this.host ? await this.host.stop('SIGTERM') : { code: null, signal: null };
+    const stored = readStore(this.dataDir);
+    const lost = [
+      ...[...this.sessions].filter((id) => !options.forgotten?.has(id) && !stored.sessions.has(id)).map((id) => `session ${id}`),
+      ...[...this.tasks].filter((key) => !options.forgotten?.has(key.split('/')[0]!) && !stored.tasks.has(key)).map((key) => `task ${key}`),
+    ];
+    return { exit, integrity: stored.integrity, lost, strays: await strays(this.runMark, stored.instanceId) };
+  }
 }

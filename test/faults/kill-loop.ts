@@ -150,7 +150,7 @@ export async function runKillLoop(options: { dataDir: string; iterations: number
     }
     check(options.iterations + 1);
   } finally {
-    figures.strays = await strays(runMark);
+    figures.strays = await strays(runMark, readStore(options.dataDir).instanceId);
   }
   return figures;
 }
