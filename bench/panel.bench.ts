@@ -26,7 +26,7 @@ function seed(dataDir: string, count: number): void {
         id: `bg_${seq}`, seq, sessionId: 'benchsession', kind: 'command', command: `npm run step -- ${i}`, cwd: dataDir,
         status: i % 9 === 0 ? 'failed' : 'succeeded', exitCode: i % 9 === 0 ? 1 : 0, signal: null, exitNote: null, error: null,
         pid: null, pgid: null, processStart: null, bootId: null, runId: 'earlier', queuedAt: now - 10_000 + i, startedAt: now - 9_000 + i,
-        endedAt: now - 8_000 + i, seenAt: null, expectedSeconds: null, timeoutSeconds: 900, notify: false, adopted: false, foreground: false, mark: null, containment: 'group', containmentNote: null, cgroup: null, members: [],
+        endedAt: now - 8_000 + i, seenAt: null, logNote: null, expectedSeconds: null, timeoutSeconds: 900, notify: false, adopted: false, foreground: false, mark: null, containment: 'group', containmentNote: null, cgroup: null, members: [],
         logPath: join(dataDir, `bg_${seq}.log`),
       });
     }

@@ -159,7 +159,7 @@ async function list(): Promise<void> {
         id: `bg_${seq}`, seq, sessionId: 'bench', kind: 'command', command: `npm run build -- --step ${i}`, cwd: '/work',
         status: i % 7 === 0 ? 'failed' : 'succeeded', exitCode: i % 7 === 0 ? 1 : 0, signal: null, exitNote: null, error: null,
         pid: 1000 + i, pgid: 1000 + i, processStart: '1', bootId: 'b', runId: 'earlier', queuedAt: now - 1000, startedAt: now - 900,
-        endedAt: now - 100, seenAt: null, expectedSeconds: null, timeoutSeconds: 900, notify: false, adopted: false, foreground: false, mark: null, containment: 'group', containmentNote: null, cgroup: null, members: [],
+        endedAt: now - 100, seenAt: null, logNote: null, expectedSeconds: null, timeoutSeconds: 900, notify: false, adopted: false, foreground: false, mark: null, containment: 'group', containmentNote: null, cgroup: null, members: [],
         logPath: `/data/sessions/bench/background/bg_${seq}/output.log`,
       });
     }

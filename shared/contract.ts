@@ -4,6 +4,7 @@ import { IdSchema, SessionSchema, TitleSchema } from './schemas/session.js';
 import { PublicSettingsSchema, SettingsUpdateSchema } from './schemas/settings.js';
 import { GrantSchema, PermissionAnswerSchema, PermissionRequestSchema } from './schemas/permission.js';
 import { MessageSchema, MessageTextSchema } from './schemas/message.js';
+import { StorageStateSchema } from './schemas/storage.js';
 import {
   CommandSchema,
   TailLinesSchema,
@@ -37,6 +38,8 @@ export const AppInfoSchema = z.object({
   host: z.enum(['electron', 'headless']),
   /** How this machine holds each task's processes together, and why (cgroups, or the fallback and its reason). */
   containment: z.object({ kind: ContainmentSchema, detail: z.string() }),
+  /** Whether the disk holding the data folder has room (a full disk is shown as a banner, and REST answers 507). */
+  storage: StorageStateSchema,
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 
@@ -218,6 +221,10 @@ export const contract = defineContract({
       payload: z.object({ sessionId: IdSchema, taskId: TaskIdSchema, totalBytes: z.number().int().nonnegative() }),
       summary: 'A task printed more output (batched, at most a few times a second per task)',
     }),
+    storageChanged: event({
+      payload: z.object({ storage: StorageStateSchema }),
+      summary: 'The disk holding the data folder filled up, or has room again',
+    }),
     tasksCleared: event({
       payload: z.object({ sessionId: IdSchema, removed: z.array(TaskIdSchema) }),
       summary: 'Settled tasks of a session were cleared',
@@ -230,4 +237,5 @@ export type { Session } from './schemas/session.js';
 export type { Message, Role, MessageStatus } from './schemas/message.js';
 export type { PublicSettings, SettingsUpdate, ProviderKind } from './schemas/settings.js';
 export type { PermissionRequest, PermissionAnswer, Grant } from './schemas/permission.js';
+export type { StorageState } from './schemas/storage.js';
 export type { Containment, TaskRow, TaskOutput, TaskStatus, TaskList, TaskWithOutput } from './schemas/task.js';

@@ -7,7 +7,7 @@ function row(patch: Partial<TaskRow>): TaskRow {
     id: 'bg_1', sessionId: 's1', kind: 'command', status: 'running', command: 'npm test', cwd: '/', exitCode: null, signal: null,
     exitNote: null, error: null, pid: 1, queuedAt: new Date(1000).toISOString(), startedAt: null, endedAt: null, elapsedSeconds: 12,
     expectedSeconds: null, timeoutSeconds: 60, overdue: false, running: true, silentForSeconds: null, notifyOnFinish: false,
-    adopted: false, foreground: false, leftover: false, lastOutputAt: null, logPath: '/l', containment: 'group', containmentNote: null,
+    adopted: false, foreground: false, leftover: false, lastOutputAt: null, logPath: '/l', logNote: null, containment: 'group', containmentNote: null,
     leaderExited: false, ...patch,
   };
 }

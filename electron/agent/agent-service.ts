@@ -85,7 +85,10 @@ export class AgentService {
 
   #enqueue(sessionId: string, work: () => Promise<void>): Promise<void> {
     const previous = this.#locks.get(sessionId) ?? Promise.resolve();
-    const next = previous.then(work, work).finally(() => {
+    // A turn that fails past its own handling (the transcript cannot be written: a full disk) is
+    // logged; it never becomes an unhandled rejection that would end the host.
+    const guarded = () => work().catch((error: unknown) => this.#deps.log?.(`a turn in session ${sessionId} failed: ${(error as Error).message}`));
+    const next = previous.then(guarded, guarded).finally(() => {
       if (this.#locks.get(sessionId) === next) this.#locks.delete(sessionId);
     });
     this.#locks.set(sessionId, next);
@@ -155,9 +158,12 @@ export class AgentService {
         this.#deps.log?.(`turn failed in session ${sessionId}: ${error}`);
       }
     } finally {
-      writer.settleRunningTools(turn.controller.signal.aborted ? 'cancelled' : 'error');
       this.#turns.delete(sessionId);
-      bus.emit('turnChanged', { sessionId, busy: false, error });
+      try {
+        writer.settleRunningTools(turn.controller.signal.aborted ? 'cancelled' : 'error');
+      } finally {
+        bus.emit('turnChanged', { sessionId, busy: false, error });
+      }
     }
   }
 
@@ -222,7 +228,13 @@ class TranscriptWriter {
     if (!delta) return;
     this.#message ??= this.#sessions.append({ sessionId: this.#sessionId, role: 'assistant', text: '', status: 'streaming', automated: this.#automated });
     this.#text += delta;
-    this.#flushTimer ??= setTimeout(() => this.#flush(), TEXT_FLUSH_MS);
+    this.#flushTimer ??= setTimeout(() => {
+      try {
+        this.#flush();
+      } catch {
+        // The transcript could not be written just now (a full disk); the text stays and the next flush tries again.
+      }
+    }, TEXT_FLUSH_MS);
   }
 
   endText(status: 'done' | 'error' | 'cancelled' = 'done'): void {

@@ -74,6 +74,7 @@ function statusLine(row: TaskRow): string {
   else if (row.exitNote) parts.push(row.exitNote);
   if (row.signal) parts.push(`signal ${row.signal}`);
   if (row.error) parts.push(`error: ${row.error}`);
+  if (row.logNote) parts.push(`log: ${row.logNote}`);
   parts.push(`elapsed ${formatDuration(row.elapsedSeconds)}`);
   return parts.join(', ');
 }
@@ -244,6 +245,7 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
           task.silentForSeconds !== null ? `silent for ${formatDuration(task.silentForSeconds)}` : '',
           task.leaderExited ? 'its shell exited; processes it started still run (stop_task ends them)' : '',
           task.error ? `error: ${task.error}` : '',
+          task.logNote ? `log: ${task.logNote}` : '',
           task.exitCode !== null ? `exit ${task.exitCode}${task.exitNote ? ` (${task.exitNote})` : ''}` : '',
           task.pid ? `pid ${task.pid}` : '',
           `started ${task.startedAt ?? 'not yet'}${task.endedAt ? `, ended ${task.endedAt}` : ''}`,
@@ -279,6 +281,7 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
         `exit_code: ${current.exitCode ?? 'none'}${current.exitNote ? ` (${current.exitNote})` : ''}`,
         `signal: ${current.signal ?? 'none'}`,
         `log_path: ${current.logPath}`,
+        ...(current.logNote ? [`log_note: ${current.logNote}`] : []),
       ];
       if (retrieval === 'timeout') head.push(`Still running after waiting ${args.timeout_seconds} s; wait again or keep working.`);
       return { taskId: current.id, text: `${head.join('\n')}${failureWarning(current)}\n${await output(current, args.tail_lines)}` };

@@ -9,12 +9,17 @@ import type { AgentService } from '../agent/agent-service.js';
 import { detectOllama } from '../agent/providers.js';
 import { searchLog } from '../pool/log-search.js';
 import { readLogRange } from '../pool/task-log.js';
+import { RenderedOutputs } from '../pool/output-cache.js';
+import { isSettled, type TaskRow } from '../../shared/schemas/task.js';
+import { stat } from 'node:fs/promises';
 import type { EventBus } from './event-bus.js';
 import type { SettingsService } from './settings.js';
 import type { PermissionService } from '../permissions/permission-service.js';
 
 export interface HandlerDeps {
-  info: AppInfo;
+  info: Omit<AppInfo, 'storage'>;
+  /** Whether the data folder's disk has room, as of now. */
+  storage: () => AppInfo['storage'];
   dataDir: string;
   workingDir: string;
   bus: EventBus<DroverContract>;
@@ -30,8 +35,17 @@ export interface HandlerDeps {
 export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
   const { sessions, pool, agent, settings, bus } = d;
   const requireSession = (id: string) => sessions.get(id);
+  // Reads of task output are rendered a few at a time and remembered once a task has settled (issue #12).
+  const outputs = new RenderedOutputs();
+  const readOutput = async (task: TaskRow, tail?: number) => {
+    const render = () => pool.output(task.sessionId, task.id, tail);
+    if (task.running || !isSettled(task.status)) return outputs.read(null, render);
+    // The log's size is in the key, so a settled log that still changed (a late flush) is rendered afresh.
+    const size = await stat(task.logPath).then((info) => info.size, () => -1);
+    return outputs.read(`${task.sessionId}/${task.id}/${tail ?? 'all'}/${size}`, render);
+  };
   return {
-    appInfo: () => d.info,
+    appInfo: () => ({ ...d.info, storage: d.storage() }),
     listSessions: () => sessions.list(),
     createSession: ({ title }) => sessions.create(title),
     getSession: ({ id }) => sessions.get(id),
@@ -89,12 +103,14 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     },
     getTask: async ({ sessionId, taskId, tail }) => {
       requireSession(sessionId);
-      return { task: pool.row(sessionId, taskId), output: await pool.output(sessionId, taskId, tail) };
+      const task = pool.row(sessionId, taskId);
+      return { task, output: await readOutput(task, tail) };
     },
     stopTask: async ({ sessionId, taskId }) => {
       requireSession(sessionId);
       const { wasSettled } = await pool.stop(sessionId, taskId);
-      return { task: pool.row(sessionId, taskId), output: await pool.output(sessionId, taskId), alreadySettled: wasSettled };
+      const task = pool.row(sessionId, taskId);
+      return { task, output: await readOutput(task), alreadySettled: wasSettled };
     },
     readTaskLog: async ({ sessionId, taskId, fromByte }) => {
       requireSession(sessionId);

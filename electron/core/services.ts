@@ -9,6 +9,8 @@ import { instanceIdFor } from './instance.js';
 import { FileSecretStore, type SecretStore } from './secrets.js';
 import { createRouter, type Router } from '../ipc/router.js';
 import { DATABASE_FILE, openDatabase } from '../store/database.js';
+import { DiskWatch } from '../store/disk-watch.js';
+import { sqliteProblem } from '../store/sqlite-errors.js';
 import { TasksRepo } from '../store/tasks-repo.js';
 import { MetaRepo } from '../store/meta-repo.js';
 import { lockDataFolder, OWNER_KEY, type FolderOwner } from '../store/data-lock.js';
@@ -62,6 +64,8 @@ export interface Services extends ServerEndpoint {
   readonly pool: TaskPool;
   readonly agent: AgentService;
   readonly settings: SettingsService;
+  /** Whether the data folder's disk has room; every writer reports a full disk here. */
+  readonly disk: DiskWatch;
   readonly databaseFile: string;
   /** This data folder's random id. */
   readonly instanceId: string;
@@ -92,9 +96,19 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   const db = openDatabase(databaseFile, undefined, options.sqliteBinding);
   const meta = new MetaRepo(db);
   const instanceId = instanceIdFor(meta, options.dataDir);
-  const owner: FolderOwner = { pid: process.pid, host: options.host, startedAt: Date.now(), address: null };
-  meta.set(OWNER_KEY, JSON.stringify(owner));
   const bus = new EventBus(contract);
+  // A full disk is a state: Drover starts and serves what it has, says so, and resumes when room returns.
+  const disk = new DiskWatch({ folder: options.dataDir, onChange: (storage) => bus.emit('storageChanged', { storage }) });
+  const owner: FolderOwner = { pid: process.pid, host: options.host, startedAt: Date.now(), address: null };
+  const noteOwner = (value: FolderOwner) => {
+    try {
+      meta.set(OWNER_KEY, JSON.stringify(value));
+    } catch (error) {
+      // Only a second Drover's refusal message reads this; the lock itself is what keeps it out.
+      if (!disk.noteFailure(error)) throw error;
+    }
+  };
+  noteOwner(owner);
   const sessions = new SessionsService(db, bus);
   const unixOs = process.platform === 'win32' ? null : currentUnixOs();
   // One scan of this instance's marked processes serves the leftover probes and every task's end.
@@ -105,6 +119,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     unixOs && marks ? unixContainers({ instanceId, os: unixOs, mode: options.containment ?? 'auto', marks }) : windowsContainers(win32Os(), identify);
   if (process.platform === 'linux' && containers.kind !== 'cgroup') warn(`each task is held in ${containers.description}`);
   const pool = new TaskPool({
+    disk,
     repo: new TasksRepo(db),
     runners: {
       command: new CommandRunner({
@@ -166,6 +181,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   });
 
   const handlers = createHandlers({
+    storage: () => disk.state,
     info: { version: options.version, dataDir: options.dataDir, host: options.host, containment: { kind: containers.kind, detail: containers.description } },
     dataDir: options.dataDir,
     workingDir: options.workingDir,
@@ -177,7 +193,11 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     settings,
     permissions,
   });
-  const router = createRouter(contract, handlers, { checkOutputs: options.checkOutputs ?? true });
+  const router = createRouter(contract, handlers, {
+    checkOutputs: options.checkOutputs ?? true,
+    // SQLite's failures become errors a person can act on: a full disk, a damaged or read-only file.
+    mapError: (error) => sqliteProblem(error, databaseFile),
+  });
 
   let closing: Promise<void> | null = null;
   return {
@@ -187,12 +207,17 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     pool,
     agent,
     settings,
+    disk,
     databaseFile,
     instanceId,
     announce(address) {
-      meta.set(OWNER_KEY, JSON.stringify({ ...owner, address }));
+      noteOwner({ ...owner, address });
     },
-    handle: (name, input) => router.handle(name, input),
+    async handle(name, input) {
+      const result = await router.handle(name, input);
+      if (!result.ok && result.error.code === 'disk_full') disk.noteFailure(result.error);
+      return result;
+    },
     subscribe: (listener) => bus.subscribe(listener),
     shutdown() {
       closing ??= (async () => {
@@ -201,6 +226,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
         await agent.dispose();
         await pool.drain(warn);
         containers.dispose();
+        disk.dispose();
         db.close();
         lock.release();
       })();

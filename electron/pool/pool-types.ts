@@ -21,6 +21,14 @@ export interface PoolListener {
   taskOutput(sessionId: string, taskId: string, totalBytes: number): void;
 }
 
+/** The part of the disk watch the pool uses. */
+export interface DiskReporter {
+  /** True when the failure was for lack of room (the disk now counts as full). */
+  noteFailure(error: unknown): boolean;
+  onResume(listener: () => void): () => void;
+  readonly full: boolean;
+}
+
 export interface PoolOptions {
   repo: TasksRepo;
   runners: Readonly<Partial<Record<TaskKind, Runner>>>;
@@ -31,6 +39,8 @@ export interface PoolOptions {
   listener: PoolListener;
   policy?: Partial<PoolPolicy>;
   now?: () => number;
+  /** Where writes report a full disk, and who says when there is room again (absent: failures are only logged). */
+  disk?: DiskReporter;
   /** Between heartbeats (HEARTBEAT_MS unless a test needs it sooner). */
   heartbeatMs?: number;
   /** Identity at launch, and leftovers of earlier runs. */

@@ -12,7 +12,7 @@ import { TaskLog, readLogTail } from './task-log.js';
 import { newTaskRecord, taskId, type TaskRecord } from './task-record.js';
 import { appendOutput, newLive, within, type Live } from './live-task.js';
 import { TaskIndex } from './task-index.js';
-import { noteOutside, recordAdopted, recordEnd, recordLost, recordReaped, recordStart, stuckText } from './record-changes.js';
+import { noteLogGap, noteOutside, recordAdopted, recordEnd, recordLost, recordReaped, recordStart, stuckText } from './record-changes.js';
 import { toTaskRow } from './task-row.js';
 import { readableOutput } from './readable-output.js';
 import { type EndReason, type PoolListener, type PoolOptions, type ReapReport, type StartRequest } from './pool-types.js';
@@ -47,6 +47,9 @@ export class TaskPool {
   readonly #live = new Map<string, Live>();
   readonly #scheduler: Scheduler;
   readonly #heartbeat: NodeJS.Timeout;
+  readonly #disk: PoolOptions['disk'];
+  /** Records changed in memory whose row could not be written (a full disk): written again when room returns. */
+  readonly #unsaved = new Set<TaskRecord>();
   #draining = false;
   /** After drain: nothing is written any more (the store may be closed); what would not end stays recorded as running. */
   #closed = false;
@@ -65,6 +68,8 @@ export class TaskPool {
     this.#now = options.now ?? Date.now;
     this.#leftovers = new LeftoverTracker(options.inspector, this.#now);
     this.#bootId = options.inspector.identify(process.pid).bootId;
+    this.#disk = options.disk;
+    options.disk?.onResume(() => this.#resumeWriting());
     this.#settleLostOrphans();
     this.#heartbeat = setInterval(() => this.#beat(), options.heartbeatMs ?? HEARTBEAT_MS);
     this.#heartbeat.unref();
@@ -96,6 +101,7 @@ export class TaskPool {
   /** Records every running task of this run as seen alive now (at most once a minute per task). */
   #beat(): void {
     if (this.#closed) return;
+    this.#saveUnsaved();
     const now = this.#now();
     const running = [...this.#live.values()].filter((live) => live.record.status === 'running' && !live.settling);
     if (running.length === 0) return;
@@ -329,10 +335,11 @@ export class TaskPool {
   async #startRunner(live: Live): Promise<void> {
     const record = live.record;
     const runner = this.#runners[record.kind]!;
-    live.log = new TaskLog(record.logPath);
     const mark = markFor(this.#instanceId, record.id);
     record.mark = formatMark(mark);
     try {
+      // Its folder is made here: on a full disk that fails, and the task fails with the reason.
+      live.log = new TaskLog(record.logPath, { noRoom: (error) => this.#logHasNoRoom(live, error) });
       live.handle = await runner.start(
         { kind: record.kind, taskId: record.id, command: record.command, cwd: record.cwd, env: {}, mark },
         {
@@ -348,6 +355,7 @@ export class TaskPool {
         },
       );
     } catch (error) {
+      this.#disk?.noteFailure(error);
       record.error = error instanceof StartError ? error.message : `could not start: ${(error as Error).message}`;
       record.startedAt = this.#now();
       await this.#settle(live, { exitCode: null, signal: null }, 'failed');
@@ -392,6 +400,7 @@ export class TaskPool {
     await live.log?.close();
     this.#live.delete(live.record.id);
     const record = live.record;
+    if (live.log && (live.log.waitingSince !== null || live.log.missedBytes > 0)) noteLogGap(record, this.#dataDir, live.log, true);
     recordEnd(record, {
       exit,
       forced,
@@ -407,11 +416,57 @@ export class TaskPool {
     if (!this.#draining) await this.#pump();
   }
 
+  /**
+   * Writes a changed record and tells clients. A row that cannot be written (a full disk, mostly)
+   * is kept in memory, shown as it is, and written again when room returns: the task's life goes
+   * on either way, and nothing a client was shown is lost.
+   */
   #save(record: TaskRecord): void {
     if (this.#closed) return;
     this.#index.changed(record.id);
-    this.#repo.update(record);
+    try {
+      this.#repo.update(record);
+      this.#unsaved.delete(record);
+    } catch (error) {
+      this.#unsaved.add(record);
+      if (!this.#disk?.noteFailure(error)) this.#log(`task ${record.id} could not be saved (Drover tries again later): ${(error as Error).message}`);
+    }
     this.#emit(record);
+  }
+
+  #saveUnsaved(): void {
+    for (const record of [...this.#unsaved]) {
+      try {
+        this.#repo.update(record);
+        this.#unsaved.delete(record);
+      } catch (error) {
+        this.#disk?.noteFailure(error);
+        return;
+      }
+    }
+  }
+
+  /** The log of a live task found its disk full: the task keeps running, and its row says its output is not being kept. */
+  #logHasNoRoom(live: Live, error: Error): boolean {
+    if (!this.#disk?.noteFailure(error)) return false;
+    // The log records where it stopped once the failing write is over.
+    setImmediate(() => {
+      if (!live.log || live.settling) return;
+      noteLogGap(live.record, this.#dataDir, live.log);
+      this.#save(live.record);
+    });
+    return true;
+  }
+
+  /** Room is back: unsaved rows are written, and every waiting log is written again from here, its gap recorded. */
+  #resumeWriting(): void {
+    if (this.#closed) return;
+    this.#saveUnsaved();
+    for (const live of this.#live.values()) {
+      if (!live.log || live.settling || !live.log.resume()) continue;
+      noteLogGap(live.record, this.#dataDir, live.log);
+      this.#save(live.record);
+    }
   }
 
   /** Saves where no caller can be told of a failure: it is logged. */

@@ -91,6 +91,33 @@ export function recordLost(record: TaskRecord, lastSeenAlive: number | null): vo
   record.exitNote = started ? LOST_RUNNING_NOTE : LOST_QUEUED_NOTE;
 }
 
+/**
+ * Why a log stopped growing, or what it misses: the task keeps running while the disk is full (its
+ * output still reaches the live view), and the log says how much of it was not kept.
+ */
+export function noteLogGap(record: TaskRecord, folder: string, log: { waitingSince: number | null; missedBytes: number }, ended = false): void {
+  const missed = log.missedBytes > 0 ? `${bytesText(log.missedBytes)} of its output was not saved` : '';
+  if (log.waitingSince !== null && ended) {
+    record.logNote = `The disk holding ${folder} was full: its log stopped at ${bytesText(log.waitingSince)}${missed ? ` and the remaining ${missed}` : ''}.`;
+  } else if (log.waitingSince !== null) {
+    record.logNote = `The disk holding ${folder} is full: its log stopped at ${bytesText(log.waitingSince)} and its output is not being saved${missed ? ` (${missed} so far)` : ''}.`;
+  } else if (missed) {
+    record.logNote = `The disk holding ${folder} was full: ${missed}; its log misses that part.`;
+  }
+}
+
+/** 1536 -> "1.5 KiB"; exact below a kibibyte. */
+export function bytesText(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
 function addNote(record: TaskRecord, note: string): void {
   record.exitNote = record.exitNote ? `${record.exitNote}; ${note}` : note;
 }

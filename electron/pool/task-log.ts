@@ -1,4 +1,4 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, statSync, type WriteStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -14,27 +14,69 @@ export const LOG_WRITE_BATCH_BYTES = 256 * 1024;
  */
 export const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 
+/** A log's files are the person's alone: output often holds secrets. */
+const LOG_FILE_MODE = 0o600;
+
+/** What a log missed while its disk was full: where the gap begins, and how many bytes it holds. */
+export interface LogGap {
+  atByte: number;
+  missedBytes: number;
+}
+
+export interface TaskLogHooks {
+  /** A write failed for lack of room (true: the disk watch counts the disk as full, and the log waits for room). */
+  noRoom?: (error: Error) => boolean;
+}
+
 export class TaskLog {
   readonly path: string;
-  readonly #stream: WriteStream;
+  readonly #hooks: TaskLogHooks;
+  #stream: WriteStream;
   #failed: Error | null = null;
+  /** Set while the disk is full: the task keeps running, its output is counted but not kept. */
+  #waiting: { atByte: number } | null = null;
   #pending: Buffer[] = [];
   #pendingBytes = 0;
+  /** Every byte the task gave the log, kept or not: the file should hold exactly this many. */
+  #accepted = 0;
+  #missed = 0;
   #flushScheduled = false;
   #behind = false;
 
-  constructor(path: string) {
+  constructor(path: string, hooks: TaskLogHooks = {}) {
     this.path = path;
-    mkdirSync(dirname(path), { recursive: true });
-    this.#stream = createWriteStream(path, { flags: 'a', highWaterMark: LOG_HIGH_WATER_BYTES });
-    this.#stream.on('error', (error) => {
-      this.#failed = error;
+    this.#hooks = hooks;
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    this.#stream = this.#open();
+  }
+
+  #open(): WriteStream {
+    const stream = createWriteStream(this.path, { flags: 'a', mode: LOG_FILE_MODE, highWaterMark: LOG_HIGH_WATER_BYTES });
+    stream.on('error', (error) => {
+      if (stream !== this.#stream) return;
+      if (this.#hooks.noRoom?.(error)) {
+        // The bytes in flight are lost with the stream; how many is known when room returns.
+        this.#waiting ??= { atByte: this.#savedBytes() };
+        this.#behind = false;
+        stream.emit('drain');
+      } else this.#failed = error;
     });
+    return stream;
+  }
+
+  /** The bytes on disk now (what was written before the disk filled). */
+  #savedBytes(): number {
+    try {
+      return statSync(this.path).size;
+    } catch {
+      return 0;
+    }
   }
 
   /** False when the caller should pause until `onDrain`. */
   write(chunk: Buffer): boolean {
-    if (this.#failed) return true;
+    this.#accepted += chunk.length;
+    if (this.#failed || this.#waiting) return true;
     this.#pending.push(chunk);
     this.#pendingBytes += chunk.length;
     if (this.#pendingBytes >= LOG_WRITE_BATCH_BYTES) this.#flush();
@@ -47,7 +89,11 @@ export class TaskLog {
 
   #flush(): void {
     this.#flushScheduled = false;
-    if (this.#pendingBytes === 0 || this.#failed) return;
+    if (this.#pendingBytes === 0 || this.#failed || this.#waiting) {
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      return;
+    }
     const data = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
     this.#pendingBytes = 0;
@@ -61,16 +107,45 @@ export class TaskLog {
     this.#stream.once('drain', listener);
   }
 
+  /** A failure other than a full disk: the log stays as it is. */
   get error(): Error | null {
     return this.#failed;
   }
 
+  /** Where the log stopped while the disk is full; null while it is being written. */
+  get waitingSince(): number | null {
+    return this.#waiting?.atByte ?? null;
+  }
+
+  /** Bytes the task printed that the log does not hold (written while the disk was full). */
+  get missedBytes(): number {
+    return this.#missed + (this.#waiting ? this.#accepted - this.#waiting.atByte - this.#missed : 0);
+  }
+
+  /**
+   * Room is back: the log is written again from here on, and the gap is what it missed (the file
+   * holds fewer bytes than the task printed by exactly this many). Null when it was not waiting.
+   */
+  resume(): LogGap | null {
+    const waiting = this.#waiting;
+    if (!waiting || this.#failed) return null;
+    const saved = this.#savedBytes();
+    const gap = { atByte: waiting.atByte, missedBytes: Math.max(0, this.#accepted - saved - this.#missed) };
+    this.#missed += gap.missedBytes;
+    this.#waiting = null;
+    const old = this.#stream;
+    this.#stream = this.#open();
+    old.destroy();
+    return gap;
+  }
+
   close(): Promise<void> {
     this.#flush();
+    const stream = this.#stream;
     return new Promise((resolve) => {
-      if (this.#stream.closed || this.#stream.destroyed) return resolve();
-      this.#stream.end(() => resolve());
-      this.#stream.once('error', () => resolve());
+      if (stream.closed || stream.destroyed) return resolve();
+      stream.end(() => resolve());
+      stream.once('error', () => resolve());
     });
   }
 }

@@ -40,6 +40,8 @@ export interface TaskRecord {
   endedAt: number | null;
   /** The last time a running Drover saw it alive (the heartbeat); where a lost task's time ends. */
   seenAt: number | null;
+  /** Why its log stopped growing (a full disk) and what it missed; null while the log holds everything. */
+  logNote: string | null;
   expectedSeconds: number | null;
   timeoutSeconds: number;
   notify: boolean;
@@ -91,6 +93,7 @@ export function newTaskRecord(task: NewTask): TaskRecord {
     startedAt: null,
     endedAt: null,
     seenAt: null,
+    logNote: null,
     adopted: false,
   };
 }

@@ -57,6 +57,7 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     containmentNote: record.containmentNote,
     leaderExited: running && (context.leaderExited ?? false),
     logPath: record.logPath,
+    logNote: record.logNote,
   };
 }
 

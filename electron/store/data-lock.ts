@@ -61,8 +61,10 @@ export function lockDataFolder(dataDir: string, nativeBinding?: string): DataFol
   try {
     lock.pragma('busy_timeout = 0');
     lock.pragma('locking_mode = EXCLUSIVE');
-    // The first write takes the exclusive lock; in this mode it is kept until the connection closes.
-    lock.exec('CREATE TABLE IF NOT EXISTS held (at INTEGER); BEGIN EXCLUSIVE; DELETE FROM held; INSERT INTO held VALUES (unixepoch()); COMMIT');
+    // An exclusive transaction takes the exclusive lock, and in this mode it is kept until the
+    // connection closes. Nothing is written, so the lock is taken even on a full disk (Drover then
+    // starts and says the disk is full, issue #12).
+    lock.exec('BEGIN EXCLUSIVE; COMMIT');
   } catch (error) {
     lock.close();
     if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DataFolderBusyError(dataDir, readOwner(dataDir, nativeBinding));

@@ -73,6 +73,8 @@ export const TaskRowSchema = z.object({
   /** Running, and its shell has exited while processes it started still run: it runs until they end. */
   leaderExited: z.boolean(),
   logPath: z.string(),
+  /** Why the log stopped growing (the disk filled up) and how much output it misses; null while it holds everything. */
+  logNote: z.string().nullable(),
 });
 export type TaskRow = z.infer<typeof TaskRowSchema>;
 

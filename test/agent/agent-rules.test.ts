@@ -57,7 +57,7 @@ function row(patch: Partial<TaskRow>): TaskRow {
     id: 'bg_1', sessionId: 's', kind: 'command', status: 'succeeded', command: 'make', cwd: '/', exitCode: 0, signal: null,
     exitNote: null, error: null, pid: 1, queuedAt: new Date(0).toISOString(), startedAt: null, endedAt: null, elapsedSeconds: 3,
     expectedSeconds: null, timeoutSeconds: 60, overdue: false, running: false, silentForSeconds: null, notifyOnFinish: true,
-    adopted: false, foreground: false, leftover: false, lastOutputAt: null, logPath: '/l', containment: 'group', containmentNote: null,
+    adopted: false, foreground: false, leftover: false, lastOutputAt: null, logPath: '/l', logNote: null, containment: 'group', containmentNote: null,
     leaderExited: false, ...patch,
   };
 }

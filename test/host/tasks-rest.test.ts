@@ -123,13 +123,17 @@ describe('stopping the host', () => {
 });
 
 describe('a restart of the host', () => {
-  it('shows the earlier run\'s running tasks as orphaned', async () => {
+  it('shows the earlier run\'s still-running tasks as orphaned leftovers', async () => {
     const dataDir = tempDir();
     mkdirSync(dataDir, { recursive: true });
     const first = await spawnHost(dataDir);
     const session = (await first.call('POST', '/sessions', {})).id;
-    const task = await first.call('POST', `/sessions/${session}/background-tasks`, { command: 'sleep 60' });
+    const task = await first.call('POST', `/sessions/${session}/background-tasks`, { command: "trap '' HUP; echo armed; exec sleep 60" });
     const done = await first.call('POST', `/sessions/${session}/shell`, { command: 'echo ok' });
+    // Killed only once it ignores the hangup (it says so): waiting for the event, not for time.
+    while (!(await first.call('GET', `/sessions/${session}/background-tasks/${task.id}`)).output.text.includes('armed')) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await first.stop('SIGKILL');
     cleanups.push(async () => {
       try {
@@ -143,7 +147,8 @@ describe('a restart of the host', () => {
     cleanups.push(async () => void (await second.stop()));
     const list = await second.call('GET', `/sessions/${session}/background-tasks`);
     const byId = Object.fromEntries(list.tasks.map((t: { id: string }) => [t.id, t]));
-    expect(byId[task.id]).toMatchObject({ status: 'orphaned', running: false });
+    // It ignores the hangup, so it outlives its Drover; one that ended with it would be settled as lost.
+    expect(byId[task.id]).toMatchObject({ status: 'orphaned', running: false, leftover: true });
     expect(byId[done.id]).toMatchObject({ status: 'succeeded' });
     expect(list.running_count).toBe(0);
     const next = await second.call('POST', `/sessions/${session}/background-tasks`, { command: 'true' });

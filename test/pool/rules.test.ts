@@ -105,7 +105,7 @@ describe('task rows', () => {
   const record = (patch: Partial<TaskRecord> = {}): TaskRecord => ({
     id: 'bg_1', seq: 1, sessionId: 's', kind: 'command', command: 'c', cwd: '/', status: 'running',
     exitCode: null, signal: null, exitNote: null, error: null, pid: 42, pgid: 42, processStart: '1', bootId: 'b',
-    runId: 'run-a', queuedAt: 0, startedAt: 1_000, endedAt: null, seenAt: null, expectedSeconds: 10, timeoutSeconds: 60,
+    runId: 'run-a', queuedAt: 0, startedAt: 1_000, endedAt: null, seenAt: null, logNote: null, expectedSeconds: 10, timeoutSeconds: 60,
     notify: false, adopted: false, foreground: false, logPath: '/l', mark: null, containment: 'group', containmentNote: null,
     cgroup: null, members: [], ...patch,
   });

@@ -9,6 +9,8 @@ export const m0006Heartbeat: Migration = {
       -- A task whose Drover died is settled as lost at the next start, ended at this time, so its
       -- elapsed time stops where Drover last knew it, not where the next start finds it.
       ALTER TABLE tasks ADD COLUMN seen_at INTEGER;
+      -- Why its log stopped growing (the disk filled up), and how much output it missed; null when whole.
+      ALTER TABLE tasks ADD COLUMN log_note TEXT;
     `);
   },
 };

@@ -32,6 +32,7 @@ export function taskRow(id: string, patch: Partial<TaskRow> = {}): TaskRow {
     leaderExited: false,
     lastOutputAt: null,
     logPath: `/tmp/${id}.log`,
+    logNote: null,
     ...patch,
   };
 }
