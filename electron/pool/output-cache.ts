@@ -1,0 +1,91 @@
+import type { TaskOutput } from '../../shared/schemas/task.js';
+
+/** Renders (a headless terminal each, sized to the log) that may run at once across the host. */
+export const MAX_CONCURRENT_RENDERS = 2;
+/** Characters of rendered text kept for settled tasks, all entries together. */
+export const RENDER_CACHE_MAX_CHARS = 16 * 1024 * 1024;
+
+/**
+ * The readable output of tasks, rendered at most a few at a time and remembered for settled
+ * tasks. Rendering a 256 KiB tail through a headless terminal costs tens of milliseconds and
+ * megabytes; a thousand reads of the same finished task at once used to render it a thousand
+ * times side by side (31 s, 535 MB in issue #12). Now a settled task's output is rendered once:
+ * its log never changes again, so the key (task, tail, log size) stays true. Concurrent reads
+ * of one key share the render in progress; everything else waits for one of a few render slots,
+ * so the event loop stays free for other requests.
+ */
+export class RenderedOutputs {
+  readonly #done = new Map<string, TaskOutput>();
+  readonly #pending = new Map<string, Promise<TaskOutput>>();
+  readonly #slots: RenderSlots;
+  readonly #maxChars: number;
+  #chars = 0;
+
+  constructor(options: { maxConcurrent?: number; maxChars?: number } = {}) {
+    this.#slots = new RenderSlots(options.maxConcurrent ?? MAX_CONCURRENT_RENDERS);
+    this.#maxChars = options.maxChars ?? RENDER_CACHE_MAX_CHARS;
+  }
+
+  /** `key` null: not cacheable (a running task), rendered in a slot. */
+  read(key: string | null, render: () => Promise<TaskOutput>): Promise<TaskOutput> {
+    if (key === null) return this.#slots.run(render);
+    const hit = this.#done.get(key);
+    if (hit) {
+      // Least recently used goes first: a read moves the entry to the end.
+      this.#done.delete(key);
+      this.#done.set(key, hit);
+      return Promise.resolve(hit);
+    }
+    const pending = this.#pending.get(key);
+    if (pending) return pending;
+    const rendering = this.#slots.run(render).then(
+      (output) => {
+        this.#pending.delete(key);
+        this.#remember(key, output);
+        return output;
+      },
+      (error: unknown) => {
+        this.#pending.delete(key);
+        throw error;
+      },
+    );
+    this.#pending.set(key, rendering);
+    return rendering;
+  }
+
+  get size(): number {
+    return this.#done.size;
+  }
+
+  #remember(key: string, output: TaskOutput): void {
+    // An answer too big to share the cache with others is simply not kept.
+    if (output.text.length > this.#maxChars / 4) return;
+    this.#done.set(key, output);
+    this.#chars += output.text.length;
+    for (const [oldKey, old] of this.#done) {
+      if (this.#chars <= this.#maxChars) break;
+      this.#done.delete(oldKey);
+      this.#chars -= old.text.length;
+    }
+  }
+}
+
+/** A counting semaphore: at most `max` jobs run; the rest wait in order. */
+class RenderSlots {
+  readonly #waiting: (() => void)[] = [];
+  #running = 0;
+
+  constructor(private readonly max: number) {}
+
+  async run<T>(job: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.max) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#running++;
+    try {
+      return await job();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
+  }
+}
