@@ -12,18 +12,17 @@ import { TaskLog, readLogTail } from './task-log.js';
 import { newTaskRecord, taskId, type TaskRecord } from './task-record.js';
 import { appendOutput, newLive, within, type Live } from './live-task.js';
 import { TaskIndex } from './task-index.js';
-import { noteLogGap, noteOutside, recordAdopted, recordEnd, recordLost, recordReaped, recordStart, stuckText } from './record-changes.js';
+import { noteLogGap, noteOutside, recordAdopted, recordEnd, recordStart, stuckText } from './record-changes.js';
+import { EarlierRuns } from './earlier-runs.js';
+import { RecordKeeper } from './record-keeper.js';
+import { logRoomHooks, resumeLogs } from './log-room.js';
 import { toTaskRow } from './task-row.js';
 import { readableOutput } from './readable-output.js';
 import { type EndReason, type PoolListener, type PoolOptions, type ReapReport, type StartRequest } from './pool-types.js';
 
 export type { PoolListener, PoolOptions, ReapReport, StartRequest } from './pool-types.js';
 
-/**
- * How often running tasks are recorded as seen alive. A crash loses at most this much of a task's
- * elapsed time; more often would cost a write per task for nothing a person can see.
- */
-export const HEARTBEAT_MS = 60_000;
+export { HEARTBEAT_MS } from './record-keeper.js';
 
 /**
  * The task pool of one app run. Foreground and background work share one path: a record,
@@ -42,14 +41,12 @@ export class TaskPool {
   readonly #now: () => number;
   /** The boot this run belongs to; recorded with every process so a later run can rule out a reboot. */
   readonly #bootId: string | null;
-  readonly #leftovers: LeftoverTracker;
+  readonly #earlier: EarlierRuns;
   readonly #index: TaskIndex;
   readonly #live = new Map<string, Live>();
   readonly #scheduler: Scheduler;
-  readonly #heartbeat: NodeJS.Timeout;
   readonly #disk: PoolOptions['disk'];
-  /** Records changed in memory whose row could not be written (a full disk): written again when room returns. */
-  readonly #unsaved = new Set<TaskRecord>();
+  readonly #keeper: RecordKeeper;
   #draining = false;
   /** After drain: nothing is written any more (the store may be closed); what would not end stays recorded as running. */
   #closed = false;
@@ -66,51 +63,22 @@ export class TaskPool {
     this.#listener = options.listener;
     this.#log = options.log ?? ((message) => console.error(`drover: ${message}`));
     this.#now = options.now ?? Date.now;
-    this.#leftovers = new LeftoverTracker(options.inspector, this.#now);
+    const leftovers = new LeftoverTracker(options.inspector, this.#now);
+    this.#earlier = new EarlierRuns({ leftovers, runId: options.runId, isLive: (id) => this.#live.has(id), save: (record) => this.#save(record), now: this.#now });
     this.#bootId = options.inspector.identify(process.pid).bootId;
     this.#disk = options.disk;
+    this.#keeper = new RecordKeeper({
+      repo: options.repo,
+      runId: options.runId,
+      leftovers,
+      disk: options.disk,
+      log: this.#log,
+      now: this.#now,
+      running: () => [...this.#live.values()].filter((live) => live.record.status === 'running' && !live.settling).map((live) => live.record),
+      ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+    });
     options.disk?.onResume(() => this.#resumeWriting());
-    this.#settleLostOrphans();
-    this.#heartbeat = setInterval(() => this.#beat(), options.heartbeatMs ?? HEARTBEAT_MS);
-    this.#heartbeat.unref();
-  }
-
-  /**
-   * At open: every record an earlier run left claiming to run whose processes are provably gone is
-   * settled once as lost. Records whose processes still run stay orphaned leftovers until reaped.
-   */
-  #settleLostOrphans(): void {
-    let records: TaskRecord[];
-    try {
-      records = this.#repo.unsettledOfOtherRuns(this.#runId, (error) => this.#log(error.message));
-    } catch (error) {
-      this.#log(`the tasks left by an earlier run could not be read: ${(error as Error).message}`);
-      return;
-    }
-    for (const record of records) {
-      if (!this.#leftovers.provenGone(record)) continue;
-      recordLost(record, null);
-      try {
-        this.#repo.update(record);
-      } catch (error) {
-        this.#log(`task ${record.id} could not be recorded as lost: ${(error as Error).message}`);
-      }
-    }
-  }
-
-  /** Records every running task of this run as seen alive now (at most once a minute per task). */
-  #beat(): void {
-    if (this.#closed) return;
-    this.#saveUnsaved();
-    const now = this.#now();
-    const running = [...this.#live.values()].filter((live) => live.record.status === 'running' && !live.settling);
-    if (running.length === 0) return;
-    for (const live of running) live.record.seenAt = now;
-    try {
-      this.#repo.seen(running.map((live) => live.record.id), now);
-    } catch (error) {
-      this.#log(`the running tasks could not be recorded as seen: ${(error as Error).message}`);
-    }
+    this.#keeper.settleLostOrphans();
   }
 
   get draining(): boolean {
@@ -170,11 +138,7 @@ export class TaskPool {
     const live = this.#live.get(id);
     if (!live) {
       // A leftover of an earlier run is reached by id too; anything else settled stays as it is.
-      if (this.#isOrphaned(record) && this.#leftovers.probe(record).alive) {
-        await this.#leftovers.reapAll([record], (ended, pids) => this.#reaped(ended, pids));
-        return { record, wasSettled: false };
-      }
-      return { record, wasSettled: true };
+      return { record, wasSettled: !(await this.#earlier.stopLeftover(record)) };
     }
     live.endReason ??= reason;
     live.endDetail ??= detail ?? null;
@@ -200,7 +164,7 @@ export class TaskPool {
   #notEnded(live: Live, error: unknown): Error {
     const message = error instanceof Error ? error.message : String(error);
     live.record.error = error instanceof StuckError ? stuckText(error) : `It could not be stopped: ${message}`;
-    this.#saveQuietly(live.record);
+    this.#save(live.record);
     return new DroverError('conflict', `Task ${live.record.id} did not end: ${message}`);
   }
 
@@ -214,17 +178,7 @@ export class TaskPool {
 
   /** Ends every leftover of a session that is provably still running from an earlier run. */
   reap(sessionId: string): Promise<ReapReport> {
-    const orphaned = [...this.#index.records(sessionId).values()].filter((record) => this.#isOrphaned(record));
-    return this.#leftovers.reapAll(orphaned, (record, pids) => this.#reaped(record, pids));
-  }
-
-  #reaped(record: TaskRecord, pids: number[]): void {
-    recordReaped(record, pids, this.#now());
-    this.#save(record);
-  }
-
-  #isOrphaned(record: TaskRecord): boolean {
-    return !this.#live.has(record.id) && (record.status === 'running' || record.status === 'queued') && record.runId !== this.#runId;
+    return this.#earlier.reap(this.#index.records(sessionId).values());
   }
 
   /** Every task of a session, oldest first, as clients see them. */
@@ -284,7 +238,7 @@ export class TaskPool {
    */
   async drain(log: (message: string) => void = () => {}): Promise<void> {
     this.#draining = true;
-    clearInterval(this.#heartbeat);
+    this.#keeper.stop();
     for (const failure of await this.#stopAll([...this.#live.values()], 'Drover was shutting down')) log(`at shutdown: ${failure.message}`);
     this.#closed = true;
   }
@@ -339,7 +293,7 @@ export class TaskPool {
     record.mark = formatMark(mark);
     try {
       // Its folder is made here: on a full disk that fails, and the task fails with the reason.
-      live.log = new TaskLog(record.logPath, { noRoom: (error) => this.#logHasNoRoom(live, error) });
+      live.log = new TaskLog(record.logPath, logRoomHooks(live, this.#disk, this.#dataDir, (changed) => this.#save(changed)));
       live.handle = await runner.start(
         { kind: record.kind, taskId: record.id, command: record.command, cwd: record.cwd, env: {}, mark },
         {
@@ -350,7 +304,7 @@ export class TaskPool {
           },
           members: (members) => {
             record.members = [...members];
-            this.#saveQuietly(record);
+            this.#save(record);
           },
         },
       );
@@ -424,58 +378,15 @@ export class TaskPool {
   #save(record: TaskRecord): void {
     if (this.#closed) return;
     this.#index.changed(record.id);
-    try {
-      this.#repo.update(record);
-      this.#unsaved.delete(record);
-    } catch (error) {
-      this.#unsaved.add(record);
-      if (!this.#disk?.noteFailure(error)) this.#log(`task ${record.id} could not be saved (Drover tries again later): ${(error as Error).message}`);
-    }
+    this.#keeper.write(record);
     this.#emit(record);
   }
 
-  #saveUnsaved(): void {
-    for (const record of [...this.#unsaved]) {
-      try {
-        this.#repo.update(record);
-        this.#unsaved.delete(record);
-      } catch (error) {
-        this.#disk?.noteFailure(error);
-        return;
-      }
-    }
-  }
-
-  /** The log of a live task found its disk full: the task keeps running, and its row says its output is not being kept. */
-  #logHasNoRoom(live: Live, error: Error): boolean {
-    if (!this.#disk?.noteFailure(error)) return false;
-    // The log records where it stopped once the failing write is over.
-    setImmediate(() => {
-      if (!live.log || live.settling) return;
-      noteLogGap(live.record, this.#dataDir, live.log);
-      this.#save(live.record);
-    });
-    return true;
-  }
-
-  /** Room is back: unsaved rows are written, and every waiting log is written again from here, its gap recorded. */
+  /** Room is back: unsaved rows are written, and every waiting log is written again from here. */
   #resumeWriting(): void {
     if (this.#closed) return;
-    this.#saveUnsaved();
-    for (const live of this.#live.values()) {
-      if (!live.log || live.settling || !live.log.resume()) continue;
-      noteLogGap(live.record, this.#dataDir, live.log);
-      this.#save(live.record);
-    }
-  }
-
-  /** Saves where no caller can be told of a failure: it is logged. */
-  #saveQuietly(record: TaskRecord): void {
-    try {
-      this.#save(record);
-    } catch (error) {
-      this.#log(`task ${record.id} could not be saved: ${(error as Error).message}`);
-    }
+    this.#keeper.writeUnsaved();
+    resumeLogs(this.#live.values(), this.#dataDir, (record) => this.#save(record));
   }
 
   #emit(record: TaskRecord): void {
@@ -486,13 +397,7 @@ export class TaskPool {
     const cached = this.#index.settledRow(record.id);
     if (cached) return cached;
     const live = this.#live.get(record.id);
-    const orphan = this.#isOrphaned(record) ? this.#leftovers.describe(record) : null;
-    if (orphan?.gone) {
-      // Its processes ended (or were found gone) during this run: settled once, like at open.
-      recordLost(record, null);
-      this.#saveQuietly(record);
-      return this.#row(record, now);
-    }
+    const orphan = this.#earlier.describe(record);
     const row = toTaskRow(record, {
       now,
       runId: this.#runId,
