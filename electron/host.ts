@@ -7,6 +7,7 @@ import { createServices } from './core/services.js';
 import { defaultDataDir, findAppRoot, readAppVersion } from './core/paths.js';
 import { StoreOpenError } from './store/database.js';
 import { DataFolderBusyError } from './store/data-lock.js';
+import { noRoomAtStart } from './store/disk-watch.js';
 import { HOST_USAGE, parseHostArgs } from './host/cli.js';
 import { newToken } from './host/auth.js';
 import { startHostServer } from './host/server.js';
@@ -38,6 +39,11 @@ async function main(): Promise<void> {
     if (error instanceof DataFolderBusyError) {
       console.error(`drover: ${error.message}`);
       process.exit(4);
+    }
+    const noRoom = noRoomAtStart(error, dataDir);
+    if (noRoom) {
+      console.error(`drover: ${noRoom}`);
+      process.exit(5);
     }
     throw error;
   }

@@ -5,6 +5,7 @@ import { contract } from '../shared/contract.js';
 import { createServices, type Services } from './core/services.js';
 import { StoreOpenError } from './store/database.js';
 import { DataFolderBusyError } from './store/data-lock.js';
+import { noRoomAtStart } from './store/disk-watch.js';
 import { registerAppScheme, serveRenderer } from './app/protocol.js';
 import { createMainWindow, lockDownWebContents } from './app/window.js';
 import { serveContractOverIpc } from './app/ipc-adapter.js';
@@ -69,7 +70,10 @@ function start(): void {
 }
 
 function fail(error: unknown): void {
-  const message = error instanceof StoreOpenError || error instanceof DataFolderBusyError ? error.message : `Drover could not start: ${String(error)}`;
+  const message =
+    error instanceof StoreOpenError || error instanceof DataFolderBusyError
+      ? error.message
+      : (noRoomAtStart(error, app.getPath('userData')) ?? `Drover could not start: ${String(error)}`);
   dialog.showErrorBox('Drover', message);
   app.exit(1);
 }

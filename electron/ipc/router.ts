@@ -28,7 +28,9 @@ export interface RouterOptions {
 
 /** One handler per request; input validated at the boundary, output checked against the contract. */
 export function createRouter<C extends Contract>(contract: C, handlers: Handlers<C>, options: RouterOptions = {}): Router {
-  const report = options.onInternalError ?? ((name, error) => console.error(`[drover] ${name} failed:`, error));
+  const report =
+    options.onInternalError ??
+    ((name, error) => console.error(`[drover] ${name} failed:`, error instanceof KnownFailure ? error.message : error));
   const checkOutputs = options.checkOutputs ?? true;
   return {
     async handle(name, input) {
@@ -44,13 +46,25 @@ export function createRouter<C extends Contract>(contract: C, handlers: Handlers
         return { ok: true, value: checkOutputs ? def.output.parse(value) : value };
       } catch (error) {
         if (error instanceof DroverError) return fail(error);
-        report(name, error);
         const mapped = mapSafely(options.mapError, error);
+        // A known condition (a full disk: every write fails alike) is reported as what it means, not as a stack per request.
+        report(name, mapped ? new KnownFailure(mapped.message, error) : error);
         if (mapped) return fail(mapped);
         return fail(new DroverError('internal', `${name} failed inside Drover; the details are in the log`));
       }
     },
   };
+}
+
+/** A failure the mapper recognised: its message says what happened, its cause is the original error. */
+export class KnownFailure extends Error {
+  readonly code: unknown;
+
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = 'KnownFailure';
+    this.code = (cause as { code?: unknown } | null)?.code;
+  }
 }
 
 /** A mapper that throws must not turn one failure into a crash of the router. */

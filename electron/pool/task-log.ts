@@ -1,6 +1,8 @@
 import { createWriteStream, mkdirSync, statSync, type WriteStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+// A log is the person's alone: output often holds secrets.
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../store/private-files.js';
 
 /**
  * The on-disk record of a task's output: every raw byte, in order. Writes report
@@ -14,8 +16,6 @@ export const LOG_WRITE_BATCH_BYTES = 256 * 1024;
  */
 export const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 
-/** A log's files are the person's alone: output often holds secrets. */
-const LOG_FILE_MODE = 0o600;
 
 /** What a log missed while its disk was full: where the gap begins, and how many bytes it holds. */
 export interface LogGap {
@@ -46,12 +46,12 @@ export class TaskLog {
   constructor(path: string, hooks: TaskLogHooks = {}) {
     this.path = path;
     this.#hooks = hooks;
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
     this.#stream = this.#open();
   }
 
   #open(): WriteStream {
-    const stream = createWriteStream(this.path, { flags: 'a', mode: LOG_FILE_MODE, highWaterMark: LOG_HIGH_WATER_BYTES });
+    const stream = createWriteStream(this.path, { flags: 'a', mode: PRIVATE_FILE_MODE, highWaterMark: LOG_HIGH_WATER_BYTES });
     stream.on('error', (error) => {
       if (stream !== this.#stream) return;
       if (this.#hooks.noRoom?.(error)) {

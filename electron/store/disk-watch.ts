@@ -127,3 +127,8 @@ function freeBytesOf(folder: string): number | null {
     return null;
   }
 }
+
+/** Why Drover could not start, when it is a full disk: said plainly instead of a stack trace; null for anything else. */
+export function noRoomAtStart(error: unknown, folder: string): string | null {
+  return isNoRoom(error) ? `The disk holding ${folder} is full, so Drover cannot start there. Free some space and start it again; nothing stored was changed.` : null;
+}

@@ -24,7 +24,7 @@ const FULL_BELOW_BYTES = 64 * 1024;
 
 /** The message every "no room" answer carries; the pool and logs can say the same words. */
 export function diskFullMessage(folder: string): string {
-  return `The disk holding ${folder} is full: Drover could not save this change. Free some space there and try again; what was saved before is intact.`;
+  return `The disk holding ${folder} is full: output is not being saved, and neither was this change. Free some space there and Drover resumes by itself; what was saved before is intact.`;
 }
 
 /** The words for a damaged database, at open and at run time alike. */

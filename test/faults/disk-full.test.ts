@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync, wr
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnHost, TEST_TOKEN, type SpawnedHost } from '../host/spawn-host.js';
+import { runHostToExit, spawnHost, TEST_TOKEN, type SpawnedHost } from '../host/spawn-host.js';
 import { groupRuns } from '../pool/pool-harness.js';
 
 interface Mounted {
@@ -153,6 +153,17 @@ describe('a full disk (real host on a small tmpfs)', () => {
     await second.stop();
     expect(integrity(join(disk.data, 'drover.sqlite'))).toBe('ok');
   }, 120_000);
+
+  it('refuses to start with a plain message (no stack) when a new data folder cannot be made on a full disk', async () => {
+    const disk = smallDisk(1);
+    disk.fill();
+    // The folder exists, but nothing more fits: not even the lock or the database file's first page.
+    execFileSync('mkdir', ['-p', disk.data]);
+    const { code, stderr } = await runHostToExit(disk.data);
+    expect(code).toBe(5);
+    expect(stderr).toContain(`The disk holding ${disk.data} is full, so Drover cannot start there`);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 
   it('writes a waiting log again once room returns, and the row says how much it missed', async () => {
     const disk = smallDisk(6);
