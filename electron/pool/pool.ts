@@ -14,6 +14,7 @@ import { appendOutput, newLive, within, type Live } from './live-task.js';
 import { TaskIndex } from './task-index.js';
 import { noteLogGap, noteOutside, recordAdopted, recordEnd, recordStart, stuckText } from './record-changes.js';
 import { EarlierRuns } from './earlier-runs.js';
+import { DataFolderWatch } from './data-folder.js';
 import { RecordKeeper } from './record-keeper.js';
 import { logRoomHooks, resumeLogs } from './log-room.js';
 import { toTaskRow } from './task-row.js';
@@ -47,6 +48,7 @@ export class TaskPool {
   readonly #scheduler: Scheduler;
   readonly #disk: PoolOptions['disk'];
   readonly #keeper: RecordKeeper;
+  readonly #dataFolder: DataFolderWatch;
   #draining = false;
   /** After drain: nothing is written any more (the store may be closed); what would not end stays recorded as running. */
   #closed = false;
@@ -67,6 +69,7 @@ export class TaskPool {
     this.#earlier = new EarlierRuns({ leftovers, runId: options.runId, isLive: (id) => this.#live.has(id), save: (record) => this.#save(record), now: this.#now });
     this.#bootId = options.inspector.identify(process.pid).bootId;
     this.#disk = options.disk;
+    this.#dataFolder = new DataFolderWatch(options.dataDir);
     this.#keeper = new RecordKeeper({
       repo: options.repo,
       runId: options.runId,
@@ -252,6 +255,7 @@ export class TaskPool {
   #create(request: StartRequest, foreground: boolean): Live {
     const kind = request.kind ?? 'command';
     if (!this.#runners[kind]) throw new DroverError('unavailable', `No runner for ${kind} tasks`);
+    this.#dataFolder.check();
     const record = this.#repo.create((seq) =>
       newTaskRecord({
         seq,

@@ -44,7 +44,8 @@ export function recordEnd(record: TaskRecord, end: TaskEnd): void {
   record.exitCode = report.exitCode;
   record.signal = report.signal;
   record.exitNote = report.note;
-  record.endedAt = end.now;
+  // A clock set back while it ran must not end it before it began.
+  record.endedAt = Math.max(end.now, record.startedAt ?? end.now);
   const signal = report.signal ? ` (${report.signal})` : '';
   if (end.forced) record.status = end.forced;
   else if (end.reason === 'timed_out') {
@@ -72,7 +73,7 @@ export function noteOutside(record: TaskRecord, pids: readonly number[]): void {
 /** A leftover of an earlier run that this run ended: the record stops claiming to run. */
 export function recordReaped(record: TaskRecord, ended: readonly number[], now: number): void {
   record.status = 'stopped';
-  record.endedAt = now;
+  record.endedAt = Math.max(now, record.startedAt ?? now);
   record.exitNote = `ended as a leftover of an earlier run (${plural(ended.length, 'process', 'processes')}: ${ended.join(', ')})`;
 }
 
