@@ -12,7 +12,7 @@ import { TaskLog, readLogTail } from './task-log.js';
 import { newTaskRecord, taskId, type TaskRecord } from './task-record.js';
 import { appendOutput, newLive, within, type Live } from './live-task.js';
 import { TaskIndex } from './task-index.js';
-import { noteLogGap, noteOutside, recordAdopted, recordEnd, recordStart, stuckText } from './record-changes.js';
+import { noteLogDamage, noteLogGap, noteOutside, recordAdopted, recordEnd, recordStart, stuckText } from './record-changes.js';
 import { EarlierRuns } from './earlier-runs.js';
 import { DataFolderWatch } from './data-folder.js';
 import { RecordKeeper } from './record-keeper.js';
@@ -359,6 +359,7 @@ export class TaskPool {
     this.#live.delete(live.record.id);
     const record = live.record;
     if (live.log && (live.log.waitingSince !== null || live.log.missedBytes > 0)) noteLogGap(record, this.#dataDir, live.log, true);
+    else if (live.log) noteLogDamage(record, live.log.damage());
     recordEnd(record, {
       exit,
       forced,

@@ -107,6 +107,12 @@ export function noteLogGap(record: TaskRecord, folder: string, log: { waitingSin
   }
 }
 
+/** The log file was removed or cut short under the task (someone else did it): what it holds is not all it printed. */
+export function noteLogDamage(record: TaskRecord, damage: 'removed' | 'shortened' | null): void {
+  if (damage === 'removed') record.logNote = 'Its log file was removed while it ran, so its output was not kept.';
+  else if (damage === 'shortened') record.logNote = 'Its log file was cut short while it ran, so it holds only part of its output.';
+}
+
 /** 1536 -> "1.5 KiB"; exact below a kibibyte. */
 export function bytesText(bytes: number): string {
   const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];

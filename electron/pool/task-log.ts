@@ -139,6 +139,21 @@ export class TaskLog {
     return gap;
   }
 
+  /**
+   * After close: whether the file was removed or cut short under the task (by someone else: the
+   * log is only ever appended to), judged by the bytes it should hold. Null when it is whole.
+   */
+  damage(): 'removed' | 'shortened' | null {
+    if (this.#failed || this.#waiting) return null;
+    let size: number;
+    try {
+      size = statSync(this.path).size;
+    } catch {
+      return this.#accepted > 0 ? 'removed' : null;
+    }
+    return size < this.#accepted - this.#missed ? 'shortened' : null;
+  }
+
   close(): Promise<void> {
     this.#flush();
     const stream = this.#stream;

@@ -48,7 +48,8 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     overdue: running && record.expectedSeconds !== null && elapsedSeconds > record.expectedSeconds,
     running,
     silentForSeconds,
-    lastOutputAt: running && context.lastOutputAt !== null ? iso(context.lastOutputAt) : null,
+    // The first output can arrive before the start is recorded; it never reads as earlier than the start.
+    lastOutputAt: running && context.lastOutputAt !== null ? iso(Math.max(context.lastOutputAt, startedAt ?? context.lastOutputAt)) : null,
     notifyOnFinish: record.notify,
     adopted: record.adopted,
     foreground: record.foreground,

@@ -52,6 +52,10 @@ describe('the file system changed under a running host', () => {
         return row.status !== 'running' && row;
       }, 'the ticker to end');
       expect(ended).toMatchObject({ status: 'succeeded', exit_code: 0 });
+      // Its row says the log is not all it printed, and why.
+      expect(ended.log_note).toBe(
+        change === 'deleted' ? 'Its log file was removed while it ran, so its output was not kept.' : 'Its log file was cut short while it ran, so it holds only part of its output.',
+      );
       const read = await host.call('GET', path);
       expect(answersClearly(read), JSON.stringify(read.body).slice(0, 300)).toBe(true);
       const search = await host.call('GET', `${path}/search?q=saw%20stop`);
