@@ -29,3 +29,15 @@ export function originAllowed(origin: string | undefined, port: number): boolean
   if (origin === undefined) return true;
   return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
 }
+
+/**
+ * DNS rebinding: a page on evil.example whose name is made to resolve to 127.0.0.1 reaches this
+ * port with `Host: evil.example:PORT`. Only our own names are served, so such a request is
+ * refused before the token is even looked at. The host listens on 127.0.0.1 only, so [::1] is
+ * not one of its names.
+ */
+export function hostAllowed(host: string | undefined, port: number): boolean {
+  if (host === undefined) return false;
+  const given = host.toLowerCase();
+  return given === `127.0.0.1:${port}` || given === `localhost:${port}`;
+}

@@ -5,11 +5,18 @@ import { DroverError } from '../../shared/ipc/errors.js';
 import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import { WS_PATH } from '../../shared/ipc/ws-protocol.js';
 import { ContractWsServer } from '../ipc/ws-server.js';
-import { REST_PREFIX, handleRest, sendError } from '../ipc/rest.js';
-import { bearerToken, originAllowed, tokensMatch } from './auth.js';
+import { REST_PREFIX, handleRest, sendError, sendJson } from '../ipc/rest.js';
+import { FairQueues } from '../ipc/fair-queue.js';
+import { bearerToken, hostAllowed, originAllowed, tokensMatch } from './auth.js';
 import { serveStatic } from './static-files.js';
 
 export const HOST_ADDRESS = '127.0.0.1';
+/** A client must send its request line and headers within this time (slowloris)… */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** …and the whole request, its body included (1 MB at most), within this. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** How often those limits are checked; Node's default of 30 s would let a slow client hold on far past them. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 export interface HostServerOptions {
   endpoint: ServerEndpoint;
@@ -18,6 +25,8 @@ export interface HostServerOptions {
   port: number;
   /** The built renderer (out/renderer). */
   staticDir: string;
+  /** Requests one connection (a WebSocket, or one keep-alive HTTP connection) may have running at once; more wait. */
+  maxInFlightPerConnection?: number;
 }
 
 export interface HostServer {
@@ -29,10 +38,11 @@ export interface HostServer {
 
 /** HTTP on loopback only: the built UI, the contract over WebSocket, and REST under /api. */
 export async function startHostServer(options: HostServerOptions): Promise<HostServer> {
-  const ws = new ContractWsServer(options.endpoint);
+  const ws = new ContractWsServer(options.endpoint, { maxInFlightPerConnection: options.maxInFlightPerConnection });
+  const restQueues = new FairQueues<object>({ maxInFlight: options.maxInFlightPerConnection });
   let port = options.port;
 
-  const server = createServer((req, res) => {
+  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
     void onRequest(req, res).catch((error: unknown) => {
       console.error('[drover] request failed:', error);
       if (!res.headersSent) sendError(res, new DroverError('internal', 'The request failed inside Drover').toJSON());
@@ -41,13 +51,22 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   });
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!hostAllowed(req.headers.host, port)) {
+      return sendJson(res, 421, { error: { code: 'unauthorized', message: misdirected(req.headers.host, port) } });
+    }
     const url = new URL(req.url ?? '/', `http://${HOST_ADDRESS}:${port}`);
     if (url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`)) {
       if (!tokensMatch(bearerToken(req), options.token)) {
         res.setHeader('WWW-Authenticate', 'Bearer realm="drover"');
         return sendError(res, new DroverError('unauthorized', 'Missing or wrong token: send Authorization: Bearer TOKEN').toJSON());
       }
-      return handleRest(options.endpoint, req, res, url);
+      // Pipelined requests on one keep-alive connection share that connection's fair share.
+      try {
+        return await restQueues.for(req.socket).run(() => handleRest(options.endpoint, req, res, url));
+      } catch (error) {
+        if (error instanceof DroverError) return sendError(res, error.toJSON());
+        throw error;
+      }
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
@@ -61,6 +80,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     const refuse = (status: number, text: string) => {
       socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
+    if (!hostAllowed(req.headers.host, port)) return refuse(421, 'Misdirected Request');
     if (url.pathname !== WS_PATH) return refuse(404, 'Not Found');
     if (!originAllowed(req.headers.origin, port)) return refuse(403, 'Forbidden');
     if (!tokensMatch(url.searchParams.get('token') ?? bearerToken(req), options.token)) return refuse(401, 'Unauthorized');
@@ -86,4 +106,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
         server.closeAllConnections();
       }),
   };
+}
+
+function misdirected(host: string | undefined, port: number): string {
+  return `This host answers only to 127.0.0.1:${port} and localhost:${port}, not to ${host === undefined ? 'a request without a Host header' : `"${host}"`}`;
 }

@@ -1,20 +1,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
 import { DroverError, type ErrorCode, type IpcError } from '../../shared/ipc/errors.js';
 import type { ServerEndpoint } from '../../shared/ipc/transport.js';
-import { snake, toCamelKeys, toSnakeKeys } from './case.js';
+import { ShellResultSchema } from '../../shared/contract.js';
+import { TaskRowSchema } from '../../shared/schemas/task.js';
+import { KeyShapeError, snake, toCamelKeys, toSnakeKeys } from './case.js';
+import { OPENAPI_PATH, openApiDocument } from './openapi.js';
 
 export const REST_PREFIX = '/api';
 export const REST_MAX_BODY_BYTES = 1024 * 1024;
 
-interface Route {
+export interface Route {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   pattern: RegExp;
   request: string;
   /** Builds the contract input from the path's captures, the query and the (camel-cased) body. */
   input: (params: string[], body: Record<string, unknown>, query: URLSearchParams) => unknown;
   status?: number;
-  /** Reshapes the contract's answer for REST (before snake-casing). */
+  /** Reshapes the contract's answer for REST (before snake-casing)… */
   present?: (value: unknown) => unknown;
+  /** …and then this describes the answer (in camelCase, like the contract), for the OpenAPI document. */
+  presented?: z.ZodType;
+  /** Query parameters, for the OpenAPI document: the name REST reads → the contract's field it fills. */
+  query?: Readonly<Record<string, string>>;
 }
 
 const ID = '([^/]+)';
@@ -76,6 +84,7 @@ export const routes: readonly Route[] = [
     pattern: re(`/sessions/${ID}/background-tasks/${ID}`),
     request: 'getTask',
     input: ([sessionId, taskId], _body, query) => ({ sessionId, taskId, ...optionalNumber(query, 'tail') }),
+    query: { tail: 'tail' },
   },
   {
     method: 'POST',
@@ -88,6 +97,7 @@ export const routes: readonly Route[] = [
     pattern: re(`/sessions/${ID}/background-tasks/${ID}/search`),
     request: 'searchTaskLog',
     input: ([sessionId, taskId], _body, query) => ({ sessionId, taskId, query: query.get('q') ?? '', ...optionalNumber(query, 'max_matches', 'maxMatches') }),
+    query: { q: 'query', max_matches: 'maxMatches' },
   },
   {
     method: 'POST',
@@ -103,8 +113,9 @@ export const routes: readonly Route[] = [
     // The operator's shell answers with the task's row, plus the output and notice of a foreground run.
     present: (value) => {
       const { task, output, notice } = value as { task: object; output: { text: string; truncated: boolean } | null; notice: string | null };
-      return { ...task, output: output?.text ?? null, output_truncated: output?.truncated ?? false, notice };
+      return { ...task, output: output?.text ?? null, outputTruncated: output?.truncated ?? false, notice };
     },
+    presented: TaskRowSchema.extend({ output: z.string().nullable(), outputTruncated: z.boolean(), notice: ShellResultSchema.shape.notice }),
   },
 ];
 
@@ -134,6 +145,7 @@ const STATUS: Record<ErrorCode, number> = {
 
 /** Answers one authorised /api request. Never throws; every failure is JSON `{error}` with a 4xx/5xx. */
 export async function handleRest(endpoint: ServerEndpoint, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  if (url.pathname === OPENAPI_PATH && req.method === 'GET') return sendOpenApi(endpoint, res);
   const matching = routes.filter((route) => route.pattern.test(url.pathname));
   if (matching.length === 0) {
     return sendError(res, new DroverError('not_found', `No API route ${url.pathname}`).toJSON());
@@ -176,7 +188,26 @@ async function readJsonBody(req: IncomingMessage): Promise<{ value: Record<strin
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     return { error: new DroverError('invalid_input', 'Body must be a JSON object').toJSON() };
   }
-  return { value: toCamelKeys(parsed) as Record<string, unknown> };
+  try {
+    return { value: toCamelKeys(parsed) as Record<string, unknown> };
+  } catch (error) {
+    if (!(error instanceof KeyShapeError)) throw error;
+    const detail = error.path === '' ? {} : { path: error.path };
+    return { error: new DroverError('invalid_input', error.message, detail).toJSON() };
+  }
+}
+
+let described: { version: string; text: string } | undefined;
+
+/** The document is built once per process (it depends only on code) and sent as the same bytes. */
+async function sendOpenApi(endpoint: ServerEndpoint, res: ServerResponse): Promise<void> {
+  if (!described) {
+    const info = await endpoint.handle('appInfo', {});
+    const version = info.ok ? (info.value as { version: string }).version : '0.0.0';
+    described = { version, text: JSON.stringify(openApiDocument(version)) };
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(described.text);
 }
 
 function safeDecode(part: string): string {
@@ -191,7 +222,8 @@ export function sendError(res: ServerResponse, error: IpcError): void {
   const shown: IpcError = { ...error };
   if (shown.path !== undefined) shown.path = snakePath(shown.path);
   if (shown.issues) shown.issues = shown.issues.map((issue) => ({ ...issue, path: snakePath(issue.path) }));
-  if (shown.path !== undefined) shown.message = shown.message.replace(error.path!, shown.path);
+  // Only the "path: " that invalidInput writes is renamed; a path quoted elsewhere in the text stays as sent.
+  if (shown.path !== undefined) shown.message = shown.message.replace(`${error.path!}: `, `${shown.path}: `);
   sendJson(res, STATUS[error.code], { error: shown });
 }
 

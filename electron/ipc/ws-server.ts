@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { CallFrameSchema, type ServerFrame } from '../../shared/ipc/ws-protocol.js';
 import { DroverError, invalidInput } from '../../shared/ipc/errors.js';
 import type { ServerEndpoint } from '../../shared/ipc/transport.js';
+import { FairQueues } from './fair-queue.js';
 
 /** A frame larger than this is refused by the socket itself. */
 export const WS_MAX_FRAME_BYTES = 4 * 1024 * 1024;
@@ -15,9 +16,11 @@ export class ContractWsServer {
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_FRAME_BYTES });
   readonly #endpoint: ServerEndpoint;
   readonly #unsubscribe: () => void;
+  readonly #queues: FairQueues<WebSocket>;
 
-  constructor(endpoint: ServerEndpoint) {
+  constructor(endpoint: ServerEndpoint, options: { maxInFlightPerConnection?: number | undefined } = {}) {
     this.#endpoint = endpoint;
+    this.#queues = new FairQueues({ maxInFlight: options.maxInFlightPerConnection });
     this.#wss.on('connection', (socket) => this.#serve(socket));
     this.#unsubscribe = endpoint.subscribe((name, payload) => this.#broadcast({ t: 'event', name, payload }));
   }
@@ -65,7 +68,13 @@ export class ContractWsServer {
       return;
     }
     const { id, name, input } = frame.data;
-    const result = await this.#endpoint.handle(name, input);
+    let result;
+    try {
+      result = await this.#queues.for(socket).run(() => this.#endpoint.handle(name, input));
+    } catch (error) {
+      if (!(error instanceof DroverError)) throw error;
+      result = { ok: false as const, error: error.toJSON() };
+    }
     this.#send(socket, result.ok ? { t: 'result', id, ok: true, value: result.value } : { t: 'result', id, ok: false, error: result.error });
   }
 

@@ -76,13 +76,37 @@ export function issuePath(path: readonly PropertyKey[]): string {
   return path.map((part) => String(part)).join('.');
 }
 
-/** Turns a zod failure into the contract's error, naming the first bad field. */
+/**
+ * Turns a zod failure into the contract's error. Each issue names its field and what was
+ * expected: an unknown key is named as the field itself, and a union (a provider or null)
+ * reports the branch that got furthest, not a bare "Invalid input" on the union.
+ */
 export function invalidInput(context: string, error: z.ZodError): DroverError {
-  const issues = error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message }));
+  const issues = error.issues.flatMap((issue) => describeIssue(issue, []));
   const first = issues[0];
   const where = first && first.path ? `${first.path}: ` : '';
   const message = `Invalid input for ${context}: ${where}${first ? first.message : 'rejected'}`;
   const detail: { path?: string; issues: { path: string; message: string }[] } = { issues };
   if (first && first.path) detail.path = first.path;
   return new DroverError('invalid_input', message, detail);
+}
+
+type ZodIssue = z.core.$ZodIssue;
+
+function describeIssue(issue: ZodIssue, prefix: readonly PropertyKey[]): { path: string; message: string }[] {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ path: issuePath([...path, key]), message: "is not a known field (unknown keys are refused, not ignored)" }));
+  }
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    const reach = (branch: readonly ZodIssue[]) => Math.max(0, ...branch.map((inner) => inner.path.length + (inner.code === 'invalid_type' ? 0 : 1)));
+    const best = issue.errors.reduce((a, b) => (reach(b) > reach(a) ? b : a));
+    if (reach(best) > 0) return best.flatMap((inner) => describeIssue(inner, path));
+    // Every branch refused the value's type: say every type that would do.
+    const expected = [...new Set(issue.errors.flat().flatMap((inner) => (inner.code === 'invalid_type' ? [inner.expected] : [])))];
+    const received = /received (\w+)/.exec(issue.errors.flat()[0]?.message ?? '')?.[1];
+    if (expected.length > 0) return [{ path: issuePath(path), message: `expected ${expected.join(' or ')}${received ? `, received ${received}` : ''}` }];
+  }
+  // zod's texts start "Invalid input: expected number, received string"; ours already say it is invalid.
+  return [{ path: issuePath(path), message: issue.message.replace(/^Invalid input: /, '') }];
 }

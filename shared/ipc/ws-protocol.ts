@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { IpcErrorSchema } from './errors.js';
 
 /** Frames carried over the headless host's WebSocket, one JSON object per message. */
-export const CallFrameSchema = z.object({
+export const CallFrameSchema = z.strictObject({
   t: z.literal('call'),
   id: z.number().int().nonnegative(),
   name: z.string(),

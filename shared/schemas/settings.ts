@@ -21,17 +21,17 @@ export const ProviderKindSchema = z.enum(['anthropic', 'openai-compatible']);
 export type ProviderKind = z.infer<typeof ProviderKindSchema>;
 
 /** The model connection. The API key is never part of this shape: it is kept apart and never sent to a page. */
-export const ProviderSettingsSchema = z
-  .object({
-    kind: ProviderKindSchema,
-    /** Anthropic: default https://api.anthropic.com/v1. OpenAI-compatible: required (OpenAI, OpenRouter, Ollama, LM Studio, vLLM…). */
-    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
-    model: z.string().trim().min(1, 'must name a model').max(200),
-    /** Turn off for local servers whose streamed tool calls are broken. */
-    streaming: z.boolean().default(true),
-  })
-  .strict()
-  .refine((p) => p.kind === 'anthropic' || p.baseUrl !== undefined, { message: 'an OpenAI-compatible provider needs a baseUrl', path: ['baseUrl'] });
+const ProviderFieldsSchema = z.strictObject({
+  kind: ProviderKindSchema,
+  /** Anthropic: default https://api.anthropic.com/v1. OpenAI-compatible: required (OpenAI, OpenRouter, Ollama, LM Studio, vLLM…). */
+  baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  model: z.string().trim().min(1, 'must name a model').max(200),
+  /** Turn off for local servers whose streamed tool calls are broken. */
+  streaming: z.boolean().default(true),
+});
+const hasBaseUrlIfNeeded = (p: { kind: ProviderKind; baseUrl?: string | undefined }) => p.kind === 'anthropic' || p.baseUrl !== undefined;
+const needsBaseUrl = { message: 'an OpenAI-compatible provider needs a baseUrl', path: ['baseUrl'] };
+export const ProviderSettingsSchema = ProviderFieldsSchema.refine(hasBaseUrlIfNeeded, needsBaseUrl);
 export type ProviderSettings = z.output<typeof ProviderSettingsSchema>;
 
 export const AgentSettingsSchema = z
@@ -71,6 +71,15 @@ export const TaskSettingsSchema = z
   .partial()
   .strict();
 
+/** The headless host. Read at start. */
+export const HostSettingsSchema = z
+  .object({
+    /** Requests one connection may have running at once; more wait in its queue (issue #12). */
+    maxInFlightPerConnection: z.number().int().min(1).max(1024),
+  })
+  .partial()
+  .strict();
+
 export const SettingsSchema = z
   .object({
     commandAllowlist: CommandAllowlistSchema.optional(),
@@ -79,6 +88,7 @@ export const SettingsSchema = z
     provider: ProviderSettingsSchema.optional(),
     agent: AgentSettingsSchema.optional(),
     tasks: TaskSettingsSchema.optional(),
+    host: HostSettingsSchema.optional(),
   })
   .strict();
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -106,8 +116,10 @@ export type PublicSettings = z.infer<typeof PublicSettingsSchema>;
 /** A change to the settings: the provider with an optional new key (null removes the stored key). */
 export const SettingsUpdateSchema = z
   .object({
-    provider: z
-      .union([ProviderSettingsSchema.and(z.object({ apiKey: z.string().min(1).max(4096).nullable().optional() })), z.null()])
+    // One strict object (not an intersection, which let unknown keys through): a key it does not name is refused.
+    provider: ProviderFieldsSchema.extend({ apiKey: z.string().min(1).max(4096).nullable().optional() })
+      .refine(hasBaseUrlIfNeeded, needsBaseUrl)
+      .nullable()
       .optional(),
     background: BackgroundSettingsSchema.optional(),
     agent: AgentSettingsSchema.optional(),
