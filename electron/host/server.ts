@@ -44,6 +44,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
 
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
     void onRequest(req, res).catch((error: unknown) => {
+      // A client that went away mid-body is not a failure of Drover's: nothing to answer, nothing to log.
+      if (req.destroyed && !req.complete) return void res.destroy();
       console.error('[drover] request failed:', error);
       if (!res.headersSent) sendError(res, new DroverError('internal', 'The request failed inside Drover').toJSON());
       else res.destroy();
