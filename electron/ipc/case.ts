@@ -46,11 +46,13 @@ const isContainer = (value: unknown): value is Container => value !== null && ty
 function mapKeys(root: unknown, rename: (key: string) => string, maxDepth: number): unknown {
   if (!isContainer(root)) return root;
   const top: Container = Array.isArray(root) ? [] : {};
-  const stack: { from: Container; to: Container; depth: number; path: string[] }[] = [{ from: root, to: top, depth: 1, path: [] }];
+  // Each entry links to its parent rather than copying its path, so deep input costs linear time.
+  const stack: Frame[] = [{ from: root, to: top, depth: 1, name: null, parent: null }];
   while (stack.length > 0) {
-    const { from, to, depth, path } = stack.pop()!;
+    const frame = stack.pop()!;
+    const { from, to, depth } = frame;
     if (depth > maxDepth) {
-      throw new KeyShapeError(`Body is nested deeper than ${maxDepth} levels`, path.join('.'));
+      throw new KeyShapeError(`Body is nested deeper than ${maxDepth} levels`, pathOf(frame).join('.'));
     }
     const spelledAs = new Map<string, string>();
     for (const [key, inner] of Object.entries(from)) {
@@ -58,18 +60,32 @@ function mapKeys(root: unknown, rename: (key: string) => string, maxDepth: numbe
       if (!Array.isArray(from)) {
         const earlier = spelledAs.get(name);
         if (earlier !== undefined) {
-          throw new KeyShapeError(`"${earlier}" and "${key}" are two spellings of one field: send only one`, [...path, name].join('.'));
+          throw new KeyShapeError(`"${earlier}" and "${key}" are two spellings of one field: send only one`, [...pathOf(frame), name].join('.'));
         }
         spelledAs.set(name, key);
       }
       let copy = inner;
       if (isContainer(inner)) {
         copy = Array.isArray(inner) ? [] : {};
-        stack.push({ from: inner, to: copy as Container, depth: depth + 1, path: [...path, name] });
+        stack.push({ from: inner, to: copy as Container, depth: depth + 1, name, parent: frame });
       }
       // defineProperty, not assignment: a key "__proto__" stays a plain key (for validation to refuse) instead of a prototype.
       Object.defineProperty(to, name, { value: copy, enumerable: true, writable: true, configurable: true });
     }
   }
   return top;
+}
+
+interface Frame {
+  from: Container;
+  to: Container;
+  depth: number;
+  name: string | null;
+  parent: Frame | null;
+}
+
+function pathOf(frame: Frame): string[] {
+  const path: string[] = [];
+  for (let at: Frame | null = frame; at && at.name !== null; at = at.parent) path.push(at.name);
+  return path.reverse();
 }
