@@ -52,6 +52,8 @@ async function main(): Promise<void> {
     token: args.token ?? newToken(),
     port: args.port,
     staticDir: join(appRoot, 'out', 'renderer'),
+    // Each connection's fair share of the host (settings.json "host"; 16 when unset).
+    ...(services.settings.current.host?.maxInFlightPerConnection ? { maxInFlightPerConnection: services.settings.current.host.maxInFlightPerConnection } : {}),
   });
   let stopping = false;
   const stop = async (signal: string) => {

@@ -13,7 +13,9 @@ export const WS_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 
 /** Carries the contract over WebSockets: one endpoint, any number of clients. */
 export class ContractWsServer {
-  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_FRAME_BYTES });
+  // One message per turn of the event loop: a client that sends a thousand frames at once has them
+  // read one at a time, between everyone else's requests, instead of all in one blocking turn.
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_FRAME_BYTES, allowSynchronousEvents: false });
   readonly #endpoint: ServerEndpoint;
   readonly #unsubscribe: () => void;
   readonly #queues: FairQueues<WebSocket>;
