@@ -7,7 +7,7 @@ import { createServices } from './core/services.js';
 import { defaultDataDir, findAppRoot, readAppVersion } from './core/paths.js';
 import { StoreOpenError } from './store/database.js';
 import { DataFolderBusyError } from './store/data-lock.js';
-import { noRoomAtStart } from './store/disk-watch.js';
+import { noRoomAtStart } from './store/no-room.js';
 import { HOST_USAGE, parseHostArgs } from './host/cli.js';
 import { newToken } from './host/auth.js';
 import { startHostServer } from './host/server.js';

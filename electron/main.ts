@@ -5,7 +5,7 @@ import { contract } from '../shared/contract.js';
 import { createServices, type Services } from './core/services.js';
 import { StoreOpenError } from './store/database.js';
 import { DataFolderBusyError } from './store/data-lock.js';
-import { noRoomAtStart } from './store/disk-watch.js';
+import { noRoomAtStart } from './store/no-room.js';
 import { registerAppScheme, serveRenderer } from './app/protocol.js';
 import { createMainWindow, lockDownWebContents } from './app/window.js';
 import { serveContractOverIpc } from './app/ipc-adapter.js';

@@ -11,10 +11,9 @@ import {
 import type { SecretStore } from './secrets.js';
 import type { PoolPolicy } from '../pool/policy.js';
 import { writePrivateFileAtomic } from '../store/private-files.js';
-import { diskFullMessage } from '../store/sqlite-errors.js';
+import { fullMessage, isNoRoom } from '../store/no-room.js';
 
 /** Errors of the file system that mean there is no room left for the file. */
-const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 
 export const SETTINGS_FILE = 'settings.json';
 
@@ -118,14 +117,17 @@ export class SettingsService {
 
   update(change: SettingsUpdate): PublicSettings {
     const next: Settings = { ...this.#settings };
+    let newKey: { value: string | null; previous: string | null } | null = null;
     if (change.provider === null) delete next.provider;
     else if (change.provider) {
       const { apiKey, ...provider } = change.provider;
       next.provider = provider;
       if (apiKey !== undefined) {
+        newKey = { value: apiKey, previous: this.#secrets.get() };
         try {
           this.#secrets.set(apiKey);
         } catch (error) {
+          if (isNoRoom(error, this.#dataDir)) throw new DroverError('disk_full', `${fullMessage(this.#dataDir)} The settings were not changed.`, { path: 'provider.apiKey' });
           throw new DroverError('unavailable', `The API key was not saved: ${(error as Error).message}`, { path: 'provider.apiKey' });
         }
       }
@@ -135,7 +137,19 @@ export class SettingsService {
     if (change.commandAllowlist) next.commandAllowlist = change.commandAllowlist;
     if (change.notifications) next.notifications = { ...next.notifications, ...change.notifications };
     if (change.tasks) next.tasks = { ...next.tasks, ...change.tasks };
-    this.#write(SettingsSchema.parse(next));
+    try {
+      this.#write(SettingsSchema.parse(next));
+    } catch (error) {
+      // All or nothing: a key saved for settings that could not be saved is put back.
+      if (newKey) {
+        try {
+          this.#secrets.set(newKey.previous);
+        } catch {
+          // The store refuses now too; the error below still says nothing was changed but the key.
+        }
+      }
+      throw error;
+    }
     this.#settings = next;
     return this.publicView();
   }
@@ -149,10 +163,7 @@ export class SettingsService {
       // Private, flushed, then renamed over the old file: a save that fails leaves the old one whole.
       writePrivateFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`);
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === 'string' && NO_SPACE.has(code)) {
-        throw new DroverError('disk_full', `${diskFullMessage(this.#dataDir)} The settings were not changed.`);
-      }
+      if (isNoRoom(error, this.#dataDir)) throw new DroverError('disk_full', `${fullMessage(this.#dataDir)} The settings were not changed.`);
       throw new DroverError('unavailable', `The settings could not be saved to ${file} (${(error as Error).message}); they were not changed.`);
     }
   }

@@ -5,6 +5,7 @@ import { migrations as defaultMigrations, type Migration } from './migrations/in
 import { makeFilePrivate, PRIVATE_DIR_MODE } from './private-files.js';
 import { damagedDatabaseAdvice } from './sqlite-errors.js';
 import { checkIntegrity, recordCleanClose, takeCleanClose, walHeaderProblem } from './integrity.js';
+import { isFolderFull, isNoRoom, NoRoomError } from './no-room.js';
 
 export const DATABASE_FILE = 'drover.sqlite';
 
@@ -68,14 +69,20 @@ export function openDatabase(
   if (!isMemory) mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   // Read before SQLite sees the file: a clean-close note is only good for this one open.
   const clean = existed ? takeCleanClose(file) : false;
-  if (existed) inspect(file, clean, migrations, nativeBinding);
+  // On a full disk SQLite cannot make the -shm index a WAL database needs; in exclusive locking
+  // mode it keeps that index in memory instead, so Drover opens (and reads) what it has and
+  // answers writes with "disk full" until room returns. The folder lock already makes this
+  // process the database's only user.
+  const tight = !isMemory && isFolderFull(dirname(file)) && !existsSync(`${file}-shm`);
+  if (existed) inspect(file, clean, migrations, nativeBinding, tight);
   let db: DroverDatabase;
   try {
     db = new DroverDatabase(file, nativeBinding ? { fileMustExist: existed, nativeBinding } : { fileMustExist: existed });
   } catch (error) {
-    throw new StoreOpenError('unreadable', file, messageOf(error));
+    throw refusal('unreadable', file, error);
   }
   try {
+    if (tight) db.pragma('locking_mode = EXCLUSIVE');
     // SQLite gives the -wal and -shm files the main file's mode, so the main file is made private first.
     if (!isMemory) for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) makeFilePrivate(path);
     let version: number;
@@ -94,9 +101,18 @@ export function openDatabase(
     return db;
   } catch (error) {
     db.close();
-    if (error instanceof StoreOpenError) throw error;
-    throw new StoreOpenError('corrupt', file, messageOf(error));
+    // A first open that failed (a full disk, mostly) leaves nothing behind: an empty file it made
+    // would read as a damaged database at every later start.
+    if (!existed && !isMemory) for (const path of [file, `${file}-wal`, `${file}-shm`]) rmSync(path, { force: true });
+    if (error instanceof StoreOpenError || error instanceof NoRoomError) throw error;
+    throw refusal('corrupt', file, error);
   }
+}
+
+/** Why an open failed: a full disk is said as such (never "damaged"); anything else refuses the file. */
+function refusal(reason: StoreOpenError['reason'], file: string, error: unknown): Error {
+  if (isNoRoom(error, dirname(file))) return new NoRoomError(dirname(file), error);
+  return new StoreOpenError(reason, file, messageOf(error));
 }
 
 /**
@@ -104,16 +120,20 @@ export function openDatabase(
  * writable one would fold the write-ahead log into a file that is being refused, and delete
  * the log. A read-only connection changes neither (it may add the -shm index, which holds no data).
  */
-function inspect(file: string, clean: boolean, migrations: readonly Migration[], nativeBinding?: string): void {
+function inspect(file: string, clean: boolean, migrations: readonly Migration[], nativeBinding: string | undefined, tight: boolean): void {
   refuseBeforeOpening(file);
   // A read-only connection still makes an empty -wal and the -shm index when they are missing;
   // those it made are removed again, so a refused folder is left exactly as it was found.
   const made = [`${file}-wal`, `${file}-shm`].filter((path) => !existsSync(path));
   let db: Database;
   try {
-    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
+    // On a full disk with no -shm (a clean close removed it) a read-only connection cannot open a
+    // WAL database at all; then it is read on a writable one in exclusive mode, which is safe
+    // here: with no write-ahead log there is nothing a close could fold into the file.
+    db = new BetterSqlite3(file, { readonly: !tight, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
+    if (tight) db.pragma('locking_mode = EXCLUSIVE');
   } catch (error) {
-    throw new StoreOpenError('unreadable', file, messageOf(error));
+    throw refusal('unreadable', file, error);
   }
   try {
     let version: number;
@@ -122,7 +142,7 @@ function inspect(file: string, clean: boolean, migrations: readonly Migration[],
       db.prepare('SELECT count(*) FROM sqlite_schema').get();
       version = db.pragma('user_version', { simple: true }) as number;
     } catch (error) {
-      throw new StoreOpenError('corrupt', file, messageOf(error));
+      throw refusal('corrupt', file, error);
     }
     const latest = migrations.at(-1)?.version ?? 0;
     if (version > latest) throw new StoreOpenError('newer', file, `schema version ${version}, this build knows up to ${latest}`);
@@ -130,6 +150,7 @@ function inspect(file: string, clean: boolean, migrations: readonly Migration[],
     try {
       problem = checkIntegrity(db, clean ? 'structure' : 'full');
     } catch (error) {
+      if (isNoRoom(error, dirname(file))) throw new NoRoomError(dirname(file), error);
       problem = messageOf(error);
     }
     if (problem) throw new StoreOpenError('corrupt', file, problem);

@@ -1,4 +1,4 @@
-import { statfsSync } from 'node:fs';
+import { freeBytes, fullMessage, isNoRoom } from './no-room.js';
 import type { StorageState } from '../../shared/schemas/storage.js';
 
 /** While the disk is full, its free space is looked at this often; work resumes on the first look that finds room. */
@@ -10,16 +10,6 @@ export const DISK_RECHECK_MS = 2_000;
 export const RESUME_FREE_BYTES = 1024 * 1024;
 /** At start, fewer free bytes than this and the disk counts as full before anything fails. */
 export const FULL_AT_START_BYTES = 64 * 1024;
-
-/** Error codes that mean "no room left": the file system's (full disk, quota) and SQLite's. */
-const NO_ROOM = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
-
-/** Whether a failure means the disk (or the person's quota) has no room left. */
-export function isNoRoom(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && (NO_ROOM.has(code) || code === 'disk_full');
-}
 
 export interface DiskWatchOptions {
   folder: string;
@@ -50,7 +40,7 @@ export class DiskWatch {
   constructor(options: DiskWatchOptions) {
     this.#folder = options.folder;
     this.#onChange = options.onChange;
-    this.#freeBytes = options.freeBytes ?? freeBytesOf;
+    this.#freeBytes = options.freeBytes ?? freeBytes;
     this.#recheckMs = options.recheckMs ?? DISK_RECHECK_MS;
     this.#now = options.now ?? Date.now;
     const free = this.#freeBytes(this.#folder);
@@ -69,7 +59,7 @@ export class DiskWatch {
 
   /** Reports a failed write: true (and the disk counts as full) when it failed for lack of room. */
   noteFailure(error: unknown): boolean {
-    if (!isNoRoom(error)) return false;
+    if (!isNoRoom(error, this.#folder)) return false;
     this.#becomeFull();
     return true;
   }
@@ -112,23 +102,4 @@ export class DiskWatch {
     this.#timer.unref();
     this.#onChange(this.state);
   }
-}
-
-/** The banner's words, the same in the page, REST and the log. */
-export function fullMessage(folder: string): string {
-  return `The disk holding ${folder} is full: output is not being saved. Free some space there and Drover resumes by itself.`;
-}
-
-function freeBytesOf(folder: string): number | null {
-  try {
-    const stats = statfsSync(folder);
-    return stats.bavail * stats.bsize;
-  } catch {
-    return null;
-  }
-}
-
-/** Why Drover could not start, when it is a full disk: said plainly instead of a stack trace; null for anything else. */
-export function noRoomAtStart(error: unknown, folder: string): string | null {
-  return isNoRoom(error) ? `The disk holding ${folder} is full, so Drover cannot start there. Free some space and start it again; nothing stored was changed.` : null;
 }

@@ -131,11 +131,11 @@ describe('a full disk (real host on a small tmpfs)', () => {
     expect(groupRuns(flood.pid)).toBe(false);
   }, 120_000);
 
-  it('starts on a disk that is already full, says so, refuses writes with 507, and serves what it has', async () => {
+  for (const ending of ['SIGKILL', 'SIGTERM'] as const) it(`starts on a disk that is already full (after a ${ending === 'SIGKILL' ? 'crash' : 'clean stop'}), says so, refuses writes with 507, and serves what it has`, async () => {
     const disk = smallDisk(4);
     const first = await host(disk);
     const session = (await request(first, 'POST', '/sessions', { title: 'kept' })).body.id as string;
-    await first.stop('SIGKILL');
+    await first.stop(ending);
 
     disk.fill();
     const second = await host(disk);
@@ -154,15 +154,20 @@ describe('a full disk (real host on a small tmpfs)', () => {
     expect(integrity(join(disk.data, 'drover.sqlite'))).toBe('ok');
   }, 120_000);
 
-  it('refuses to start with a plain message (no stack) when a new data folder cannot be made on a full disk', async () => {
+  for (const spare of [0, 8 * 1024, 32 * 1024]) it(`refuses to start a new data folder on a full disk (${spare / 1024} KiB free) with a plain message, leaves no file that would read as damaged, and starts once there is room`, async () => {
     const disk = smallDisk(1);
-    disk.fill();
-    // The folder exists, but nothing more fits: not even the lock or the database file's first page.
     execFileSync('mkdir', ['-p', disk.data]);
+    disk.fill(spare);
     const { code, stderr } = await runHostToExit(disk.data);
-    expect(code).toBe(5);
+    expect(code, stderr).toBe(5);
     expect(stderr).toContain(`The disk holding ${disk.data} is full, so Drover cannot start there`);
+    expect(stderr).not.toMatch(/damaged/);
     expect(stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(disk.data, 'drover.sqlite'))).toBe(false);
+    disk.makeRoom();
+    const started = await host(disk);
+    expect((await request(started, 'POST', '/sessions', { title: 'room' })).status).toBe(201);
+    await started.stop();
   }, 60_000);
 
   it('writes a waiting log again once room returns, and the row says how much it missed', async () => {
