@@ -17,13 +17,36 @@ const MAX_DEPTH = 8;
 const HAS_MODES = process.platform !== 'win32';
 
 /**
- * Makes the data folder and everything in it private, once at start, for folders created by
- * earlier versions (0755 folders, 0644 files). Symbolic links are neither followed nor changed,
- * so a link cannot aim the walk at a file elsewhere. Returns how many entries were changed.
+ * What in a data folder is Drover's own: its files at the top, and the sessions tree (transcript
+ * logs and task folders). Anything else a person keeps there (the folder may be one they chose)
+ * is none of Drover's business and is never touched.
+ */
+const OWN_TOP_LEVEL = /^(drover\.sqlite(-wal|-shm|\.clean)?|drover\.lock|settings\.json(\.unreadable-\d+)?|secrets\.json|sessions)$/;
+
+/**
+ * Makes the data folder and Drover's own entries in it private, once at start, for folders
+ * created by earlier versions (0755 folders, 0644 files): only the group's and others' bits are
+ * taken away, nothing else changes. Symbolic links are neither followed nor changed, so a link
+ * cannot aim the walk at a file elsewhere. Returns how many entries were changed.
  */
 export function makePrivate(dataDir: string): number {
   if (!HAS_MODES) return 0;
-  return fix(dataDir, 0);
+  let changed = 0;
+  try {
+    const stat = lstatSync(dataDir);
+    if (!stat.isDirectory()) return 0;
+    changed += chmodIfNeeded(dataDir, stat.mode);
+  } catch {
+    return 0;
+  }
+  let names: string[] = [];
+  try {
+    names = readdirSync(dataDir);
+  } catch {
+    return changed;
+  }
+  for (const name of names) if (OWN_TOP_LEVEL.test(name)) changed += fix(join(dataDir, name), 1);
+  return changed;
 }
 
 function fix(path: string, depth: number): number {
@@ -35,7 +58,7 @@ function fix(path: string, depth: number): number {
   }
   let changed = 0;
   if (stat.isDirectory()) {
-    changed += chmodIfNeeded(path, stat.mode, PRIVATE_DIR_MODE);
+    changed += chmodIfNeeded(path, stat.mode);
     if (depth >= MAX_DEPTH) return changed;
     let names: string[] = [];
     try {
@@ -45,13 +68,15 @@ function fix(path: string, depth: number): number {
     }
     for (const name of names) changed += fix(join(path, name), depth + 1);
   } else if (stat.isFile()) {
-    changed += chmodIfNeeded(path, stat.mode, PRIVATE_FILE_MODE);
+    changed += chmodIfNeeded(path, stat.mode);
   }
   return changed;
 }
 
-function chmodIfNeeded(path: string, mode: number, wanted: number): number {
-  if ((mode & 0o777) === wanted) return 0;
+/** Takes away the group's and others' bits; the owner's (an executable bit, say) stay as they were. */
+function chmodIfNeeded(path: string, mode: number): number {
+  const wanted = mode & 0o7700;
+  if ((mode & 0o7777) === wanted) return 0;
   try {
     chmodSync(path, wanted);
     return 1;

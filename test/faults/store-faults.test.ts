@@ -239,13 +239,16 @@ describe('private by default', () => {
     mkdirSync(taskDir, { recursive: true });
     writeFileSync(join(taskDir, 'output.log'), 'old output\n');
     writeFileSync(join(dataDir, 'settings.json'), '{}\n');
+    // The person's own things in a folder they chose as the data folder: never Drover's to change.
+    mkdirSync(join(dataDir, 'notes'));
+    writeFileSync(join(dataDir, 'notes', 'build.sh'), '#!/bin/sh\n');
     const walk = (dir: string): string[] => [dir, ...readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]))];
-    for (const path of walk(dataDir)) chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
+    for (const path of walk(dataDir)) chmodSync(path, statSync(path).isDirectory() || path.endsWith('.sh') ? 0o755 : 0o644);
 
     const host = await startHost(dataDir);
     try {
       const modes = walk(dataDir).map((path) => `${path.slice(dataDir.length) || '/'} ${(statSync(path).mode & 0o777).toString(8)}`);
-      expect(modes.filter((line) => !/ (600|700)$/.test(line))).toEqual([]);
+      expect(modes.filter((line) => !/ (600|700)$/.test(line))).toEqual(['/notes 755', '/notes/build.sh 755']);
       expect(modes).toEqual(expect.arrayContaining(['/ 700', `/${DB}-wal 600`, '/drover.lock 600', `/sessions/${ids[0]}/bg_1/output.log 600`]));
     } finally {
       expect(await host.stop()).toBe(0);
