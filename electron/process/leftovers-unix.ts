@@ -97,7 +97,9 @@ function proveGroup(identity: ProcessIdentity, os: UnixOs): Verdict {
     if (leaderStart !== identity.processStart) return { alive: false, reason: 'its number now belongs to another process' };
     const seen = marks();
     if (seen.length > 0 && !seen.includes('unreadable') && !seen.includes(mark.value)) {
-      return { alive: false, reason: 'the processes in its group do not carry its mark' };
+      // Its leader, with the recorded start time, still runs (a task that cleared its environment,
+      // say): not ours to signal without the mark, but never proof that the task is gone.
+      return { alive: false, reason: 'the processes in its group do not carry its mark', undetermined: true };
     }
     return { alive: true };
   }

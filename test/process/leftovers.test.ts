@@ -50,9 +50,15 @@ describe('unix probe, process-group fallback', () => {
     expect(os.processes.has(500)).toBe(true);
   });
 
-  it('refuses a group whose members carry no mark of its task', () => {
+  it('refuses a group whose members carry no mark of its task, without calling it gone (its leader still runs)', () => {
     const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: env(INSTANCE, 'bg_99') });
-    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/mark/) });
+    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/mark/), undetermined: true });
+  });
+
+  it('calls a group provably gone only when it has ended or its number belongs to another process', () => {
+    expect(probeUnix(ours, new FakeUnix(), context)).toEqual({ alive: false, reason: 'its process group has ended' });
+    const reused = new FakeUnix().add({ pid: 500, pgid: 500, start: '2000', env: env(INSTANCE, 'bg_99') });
+    expect(probeUnix(ours, reused, context)).toEqual({ alive: false, reason: 'its number now belongs to another process' });
   });
 
   it('relies on the leader\'s identity when environments cannot be read', () => {
