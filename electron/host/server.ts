@@ -5,7 +5,7 @@ import { DroverError } from '../../shared/ipc/errors.js';
 import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import { WS_PATH } from '../../shared/ipc/ws-protocol.js';
 import { ContractWsServer } from '../ipc/ws-server.js';
-import { REST_PREFIX, handleRest, sendError, sendJson } from '../ipc/rest.js';
+import { REST_PREFIX, handleRest, sendError } from '../ipc/rest.js';
 import { FairQueues } from '../ipc/fair-queue.js';
 import { bearerToken, hostAllowed, originAllowed, tokensMatch } from './auth.js';
 import { serveStatic } from './static-files.js';
@@ -54,7 +54,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
     if (!hostAllowed(req.headers.host, port)) {
-      return sendJson(res, 421, { error: { code: 'unauthorized', message: misdirected(req.headers.host, port) } });
+      return sendError(res, new DroverError('misdirected', misdirected(req.headers.host, port)).toJSON());
     }
     const url = new URL(req.url ?? '/', `http://${HOST_ADDRESS}:${port}`);
     if (url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`)) {

@@ -136,6 +136,7 @@ const STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   unauthorized: 401,
+  misdirected: 421,
   unavailable: 503,
   disk_full: 507,
   busy: 429,

@@ -81,7 +81,7 @@ export class TaskPool {
       ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     });
     options.disk?.onResume(() => this.#resumeWriting());
-    this.#keeper.settleLostOrphans();
+    this.#index.prime(this.#keeper.settleLostOrphans());
   }
 
   get draining(): boolean {

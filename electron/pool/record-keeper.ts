@@ -50,15 +50,14 @@ export class RecordKeeper {
     }
   }
 
-  /** Writes what could not be written before, oldest first; stops at the first failure. */
+  /** Writes what could not be written before, oldest first; a full disk stops the round, any other failure only that record. */
   writeUnsaved(): void {
     for (const record of [...this.#unsaved]) {
       try {
         this.#o.repo.update(record);
         this.#unsaved.delete(record);
       } catch (error) {
-        this.#o.disk?.noteFailure(error);
-        return;
+        if (this.#o.disk?.noteFailure(error)) return;
       }
     }
   }
@@ -67,19 +66,22 @@ export class RecordKeeper {
    * At open: every record an earlier run left claiming to run whose processes are provably gone is
    * settled once as lost. Records whose processes still run stay orphaned leftovers until reaped.
    */
-  settleLostOrphans(): void {
+  settleLostOrphans(): TaskRecord[] {
     let records: TaskRecord[];
     try {
-      records = this.#o.repo.unsettledOfOtherRuns(this.#o.runId, (error) => this.#o.log(error.message));
+      records = this.#o.repo.unsettledOfOtherRuns(this.#o.runId, this.#o.log);
     } catch (error) {
       this.#o.log(`the tasks left by an earlier run could not be read: ${(error as Error).message}`);
-      return;
+      return [];
     }
-    for (const record of records) {
-      if (!this.#o.leftovers.provenGone(record)) continue;
+    const lost = records.filter((record) => this.#o.leftovers.provenGone(record));
+    for (const record of lost) {
       recordLost(record, null);
       this.write(record);
     }
+    // Returned so the pool's index uses these very records: one not yet written (a full disk) is
+    // written later, and is never shown as the stale row the store still holds.
+    return lost;
   }
 
   stop(): void {

@@ -13,6 +13,8 @@ export class TaskIndex {
   readonly #repo: TasksRepo;
   readonly #sessions = new Map<string, Map<string, TaskRecord>>();
   readonly #settledRows = new Map<string, TaskRow>();
+  /** Records changed before their session was loaded (settled at open): they stand in for what the store holds. */
+  readonly #primed = new Map<string, TaskRecord>();
 
   constructor(repo: TasksRepo) {
     this.#repo = repo;
@@ -23,12 +25,17 @@ export class TaskIndex {
     let records = this.#sessions.get(sessionId);
     if (!records) {
       records = new Map();
-      for (const record of this.#repo.listBySession(sessionId, (error) => console.error(`[drover] ${error.message}`))) {
-        records.set(record.id, record);
+      for (const record of this.#repo.listBySession(sessionId, (message) => console.error(`[drover] ${message}`))) {
+        records.set(record.id, this.#primed.get(record.id) ?? record);
       }
       this.#sessions.set(sessionId, records);
     }
     return records;
+  }
+
+  /** Records already changed in memory (their write may not have reached the store): loaded in place of their rows. */
+  prime(records: readonly TaskRecord[]): void {
+    for (const record of records) this.#primed.set(record.id, record);
   }
 
   find(id: string): TaskRecord | undefined {

@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { ContainmentSchema, TaskIdSchema, TaskKindSchema } from '../../shared/schemas/task.js';
 import type { TaskRecord } from '../pool/task-record.js';
-import { parseRow } from './rows.js';
+import { parseRow, readableRows, type UnreadableRowReport } from './rows.js';
 
 const StoredStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped', 'lost']);
 const int = z.number().int();
@@ -194,16 +194,8 @@ export class TasksRepo {
    * Every readable task of a session. A damaged row is reported through `onUnreadable`
    * and left in place; the others still load.
    */
-  listBySession(sessionId: string, onUnreadable: (error: Error) => void): TaskRecord[] {
-    const out: TaskRecord[] = [];
-    for (const row of this.#bySession.all(sessionId)) {
-      try {
-        out.push(toRecord(row));
-      } catch (error) {
-        onUnreadable(error as Error);
-      }
-    }
-    return out;
+  listBySession(sessionId: string, onUnreadable: UnreadableRowReport): TaskRecord[] {
+    return readableRows(this.#bySession.all(sessionId), toRecord, onUnreadable);
   }
 
   get(id: string): TaskRecord | undefined {
@@ -219,16 +211,8 @@ export class TasksRepo {
   }
 
   /** Records of other runs still claiming to run or wait, in every session; damaged rows are reported, not returned. */
-  unsettledOfOtherRuns(runId: string, onUnreadable: (error: Error) => void): TaskRecord[] {
-    const out: TaskRecord[] = [];
-    for (const row of this.#unsettledElsewhere.all(runId)) {
-      try {
-        out.push(toRecord(row));
-      } catch (error) {
-        onUnreadable(error as Error);
-      }
-    }
-    return out;
+  unsettledOfOtherRuns(runId: string, onUnreadable: UnreadableRowReport): TaskRecord[] {
+    return readableRows(this.#unsettledElsewhere.all(runId), toRecord, onUnreadable);
   }
 
   deleteMany(ids: readonly string[]): void {

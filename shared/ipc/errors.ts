@@ -7,6 +7,8 @@ export const ErrorCodeSchema = z.enum([
   'not_found',
   'conflict',
   'unauthorized',
+  /** The request named another host than this one (DNS rebinding, a misdirected proxy): refused before the token is read. */
+  'misdirected',
   'unavailable',
   /** The disk holding Drover's data folder is full: nothing new is being saved. */
   'disk_full',

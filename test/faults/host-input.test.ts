@@ -15,7 +15,9 @@ describe('a real host refuses bad names and bad bodies clearly', () => {
     for (const host of [`evil.example:${f.port}`, `127.0.0.1:${f.port + 1}`, `localhost`, `[::1]:${f.port}`]) {
       // With the right token and without one: the name alone decides.
       expect((await rawRequest(f.port, { path: '/api/sessions', headers: { Host: host, Authorization: `Bearer ${TEST_TOKEN}` } })).status).toBe(421);
-      expect((await rawRequest(f.port, { path: '/api/info', headers: { Host: host } })).status).toBe(421);
+      const refused = await rawRequest(f.port, { path: '/api/info', headers: { Host: host } });
+      expect(refused.status).toBe(421);
+      expect(JSON.parse(refused.body).error).toMatchObject({ code: 'misdirected', message: expect.stringContaining(host) });
       expect((await rawRequest(f.port, { path: '/', headers: { Host: host } })).status).toBe(421);
     }
     const upgrade = await new Promise<number>((resolve) => {
