@@ -57,6 +57,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       d.permissions.forget(id);
       await pool.stopSession(id);
       const deleted = sessions.delete(id);
+      outputs.forget(`${id}/`);
       await rm(join(d.dataDir, 'sessions', id), { recursive: true, force: true });
       return deleted;
     },
@@ -134,6 +135,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     clearFinishedTasks: async ({ sessionId }) => {
       requireSession(sessionId);
       const removed = await pool.clearFinished(sessionId);
+      for (const id of removed) outputs.forget(`${sessionId}/${id}/`);
       bus.emit('tasksCleared', { sessionId, removed });
       return { removed };
     },

@@ -2,8 +2,11 @@ import type { TaskOutput } from '../../shared/schemas/task.js';
 
 /** Renders (a headless terminal each, sized to the log) that may run at once across the host. */
 export const MAX_CONCURRENT_RENDERS = 2;
-/** Characters of rendered text kept for settled tasks, all entries together. */
-export const RENDER_CACHE_MAX_CHARS = 16 * 1024 * 1024;
+/**
+ * Characters of rendered text kept for settled tasks, all entries together: a few dozen tails,
+ * small beside the host's own memory (a flood must leave it within 20 % of where it was).
+ */
+export const RENDER_CACHE_MAX_CHARS = 4 * 1024 * 1024;
 
 /**
  * The readable output of tasks, rendered at most a few at a time and remembered for settled
@@ -55,6 +58,15 @@ export class RenderedOutputs {
 
   get size(): number {
     return this.#done.size;
+  }
+
+  /** Forgets every entry whose key starts with `prefix` (a cleared task, a deleted session). */
+  forget(prefix: string): void {
+    for (const [key, output] of this.#done) {
+      if (!key.startsWith(prefix)) continue;
+      this.#done.delete(key);
+      this.#chars -= output.text.length;
+    }
   }
 
   #remember(key: string, output: TaskOutput): void {
