@@ -18,10 +18,6 @@ export class StorageWatch {
     return this.#state?.full ? this.#state.message : null;
   }
 
-  get folder(): string | null {
-    return this.#state?.folder ?? null;
-  }
-
   start(): () => void {
     const off = this.#api.on('storageChanged', ({ storage }) => {
       this.#state = storage;
