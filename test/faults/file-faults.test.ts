@@ -4,19 +4,11 @@
  * errors where it cannot do what is asked, and stop cleanly.
  */
 import { renameSync, statSync, truncateSync, unlinkSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
-import { eventually, HostCase, running } from './fault-kit.js';
+import { describe, expect, it } from 'vitest';
+import { hostCases } from './host-cases.js';
+import { eventually, running } from './fault-kit.js';
 
-const cases: HostCase[] = [];
-afterEach(async () => {
-  for (const open of cases.splice(0)) await open.close();
-});
-function newCase(): HostCase {
-  const made = new HostCase(tempDir('drover-fault-'));
-  cases.push(made);
-  return made;
-}
+const newCase = hostCases();
 
 /** Prints a numbered tick until it finds the file `stop` in its folder, then says so and ends. */
 const TICKER = 'i=0; while [ ! -e stop ]; do i=$((i+1)); echo "tick $i"; sleep 0.02; done; echo "saw stop"';

@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { TEST_TOKEN } from '../host/spawn-host.js';
+import { DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, MAX_QUEUED_PER_CONNECTION } from '../../electron/ipc/fair-queue.js';
 import { auth, expectHealthyThenStop, hostWithBigTask, rawRequest, rssBytes, waitFor, type Fixture } from './host-harness.js';
 
 let fixture: Fixture | undefined;
@@ -32,6 +33,23 @@ function hostSideEstablished(hostPort: number, clientPort: number): boolean {
     });
 }
 
+/** Sends `calls` contract calls on one socket at once and counts the answers by outcome (ok, or the error's code). */
+function sendAll(ws: WebSocket, calls: number, call: () => { name: string; input: unknown }) {
+  const outcomes: Record<string, number> = {};
+  let answered = 0;
+  const done = new Promise<void>((resolve) =>
+    ws.on('message', (data) => {
+      const frame = JSON.parse(data.toString());
+      if (frame.t !== 'result') return;
+      const key = frame.ok ? 'ok' : frame.error.code;
+      outcomes[key] = (outcomes[key] ?? 0) + 1;
+      if (++answered === calls) resolve();
+    }),
+  );
+  for (let id = 1; id <= calls; id++) ws.send(JSON.stringify({ t: 'call', id, ...call() }));
+  return { outcomes, done, answered: () => answered };
+}
+
 const infoOk = async (f: Fixture) => (await rawRequest(f.port, { path: '/api/info', headers: auth(f.port) })).status === 200;
 
 describe('a real host under clients that misbehave', () => {
@@ -44,7 +62,7 @@ describe('a real host under clients that misbehave', () => {
     ws.on('close', () => (closed = true));
     // Stop reading: the host's answers (about 1 MB each) pile up on its side of the connection.
     (ws as unknown as { _socket: Socket })._socket.pause();
-    const calls = 16 + 256;
+    const calls = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION + MAX_QUEUED_PER_CONNECTION;
     for (let id = 1; id <= calls; id++) ws.send(JSON.stringify({ t: 'call', id, name: 'getTask', input: { sessionId: f.sessionId, taskId: f.taskId } }));
     const baseline = rssBytes(f.host.child.pid!);
     let peak = baseline;
@@ -125,26 +143,15 @@ describe('a real host under clients that misbehave', () => {
     const stubborn = await f.host.call('POST', `/sessions/${f.sessionId}/background-tasks`, { command: "trap '' TERM; echo armed; while :; do sleep 1; done" });
     await waitFor(async () => (await f.host.call('GET', `/sessions/${f.sessionId}/background-tasks/${stubborn.id}`)).output.text.includes('armed'), 'the task to ignore SIGTERM');
     const ws = await openWs(f);
-    const outcomes: Record<string, number> = {};
-    const calls = 16 + 256 + 50;
-    let answered = 0;
-    const done = new Promise<void>((resolve) =>
-      ws.on('message', (data) => {
-        const frame = JSON.parse(data.toString());
-        if (frame.t !== 'result') return;
-        const key = frame.ok ? 'ok' : frame.error.code;
-        outcomes[key] = (outcomes[key] ?? 0) + 1;
-        if (++answered === calls) resolve();
-      }),
-    );
-    for (let id = 1; id <= calls; id++) ws.send(JSON.stringify({ t: 'call', id, name: 'stopTask', input: { sessionId: f.sessionId, taskId: stubborn.id } }));
-    await waitFor(() => (outcomes.busy ?? 0) === 50, 'the 50 requests past the queue to be refused');
+    const share = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION + MAX_QUEUED_PER_CONNECTION;
+    const flood = sendAll(ws, share + 50, () => ({ name: 'stopTask', input: { sessionId: f.sessionId, taskId: stubborn.id } }));
+    await waitFor(() => (flood.outcomes.busy ?? 0) === 50, 'the 50 requests past the queue to be refused');
     // Refused at once, while the connection's own share still waits: others are served meanwhile.
-    expect(outcomes.ok ?? 0).toBe(0);
+    expect(flood.outcomes.ok ?? 0).toBe(0);
     expect(await infoOk(f)).toBe(true);
-    await done;
+    await flood.done;
     ws.close();
-    expect(outcomes).toEqual({ ok: 16 + 256, busy: 50 });
+    expect(flood.outcomes).toEqual({ ok: share, busy: 50 });
     await expectHealthyThenStop(f);
   }, 120_000);
 
@@ -154,27 +161,16 @@ describe('a real host under clients that misbehave', () => {
     const pid = f.host.child.pid!;
     const baseline = rssBytes(pid);
     const ws = await openWs(f);
-    const outcomes: Record<string, number> = {};
-    let answered = 0;
     const calls = 1_000;
-    const done = new Promise<void>((resolve) =>
-      ws.on('message', (data) => {
-        const frame = JSON.parse(data.toString());
-        if (frame.t !== 'result') return;
-        const key = frame.ok ? 'ok' : frame.error.code;
-        outcomes[key] = (outcomes[key] ?? 0) + 1;
-        if (++answered === calls) resolve();
-      }),
-    );
-    for (let id = 1; id <= calls; id++) ws.send(JSON.stringify({ t: 'call', id, name: 'getTask', input: { sessionId: f.sessionId, taskId: f.taskId } }));
+    const flood = sendAll(ws, calls, () => ({ name: 'getTask', input: { sessionId: f.sessionId, taskId: f.taskId } }));
     let servedDuringFlood = 0;
-    while (answered < calls) if ((await infoOk(f)) && answered < calls) servedDuringFlood++;
-    await done;
+    while (flood.answered() < calls) if ((await infoOk(f)) && flood.answered() < calls) servedDuringFlood++;
+    await flood.done;
     ws.close();
     // Frames are read one per turn of the event loop, so a fast request may keep its queue short:
     // every answer is a result or busy, and at least the connection's whole share is served.
-    expect(outcomes.ok).toBeGreaterThanOrEqual(16 + 256);
-    expect((outcomes.ok ?? 0) + (outcomes.busy ?? 0)).toBe(calls);
+    expect(flood.outcomes.ok).toBeGreaterThanOrEqual(DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION + MAX_QUEUED_PER_CONNECTION);
+    expect((flood.outcomes.ok ?? 0) + (flood.outcomes.busy ?? 0)).toBe(calls);
     expect(servedDuringFlood).toBeGreaterThan(0);
     await waitFor(() => rssBytes(pid) <= baseline * 1.2, 'the host memory to come back within 20 % of its baseline');
     await expectHealthyThenStop(f);

@@ -3,19 +3,14 @@
  * and the old path is never silently recreated with half of Drover's data in it.
  */
 import { existsSync, renameSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
-import { HostCase } from './fault-kit.js';
+import { describe, expect, it } from 'vitest';
+import { hostCases } from './host-cases.js';
 
-const cases: HostCase[] = [];
-afterEach(async () => {
-  for (const open of cases.splice(0)) await open.close();
-});
+const newCase = hostCases();
 
 describe('a data folder moved under a running host', () => {
   it('does not recreate the old data folder when a task starts after the move', async () => {
-    const fault = new HostCase(`${tempDir('drover-fault-')}/data`);
-    cases.push(fault);
+    const fault = newCase();
     await fault.start();
     const session = (await fault.ok('POST', '/sessions', { title: 'moved' })).id as string;
     const old = fault.dataDir;

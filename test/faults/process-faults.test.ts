@@ -2,19 +2,11 @@
  * Faults of the host process itself, with real processes: stopped with SIGSTOP while its tasks
  * end, flooded with a thousand task starts, and a session deleted while its tasks pour output.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
-import { eventually, HostCase, processesMarked, RUN_MARK_VARIABLE, running } from './fault-kit.js';
+import { describe, expect, it } from 'vitest';
+import { hostCases } from './host-cases.js';
+import { eventually, processesMarked, RUN_MARK_VARIABLE, running } from './fault-kit.js';
 
-const cases: HostCase[] = [];
-afterEach(async () => {
-  for (const open of cases.splice(0)) await open.close();
-});
-function newCase(): HostCase {
-  const made = new HostCase(tempDir('drover-fault-'));
-  cases.push(made);
-  return made;
-}
+const newCase = hostCases();
 
 const SETTLED = ['succeeded', 'failed', 'timed_out', 'stopped', 'lost'];
 
