@@ -1,8 +1,8 @@
 /** A task's log and a full disk: the task keeps running, and its row says what its log misses. */
 import type { Live } from './live-task.js';
 import type { DiskReporter } from './pool-types.js';
-import { noteLogGap } from './record-changes.js';
-import type { TaskLogHooks } from './task-log.js';
+import { noteLogDamage, noteLogGap } from './record-changes.js';
+import type { TaskLog, TaskLogHooks } from './task-log.js';
 import type { TaskRecord } from './task-record.js';
 
 /** What a task's log does when its disk fills: the disk watch is told, and the row says where the log stopped. */
@@ -28,4 +28,10 @@ export function resumeLogs(lives: Iterable<Live>, folder: string, save: (record:
     noteLogGap(live.record, folder, live.log);
     save(live.record);
   }
+}
+
+/** At a task's end: what its log misses, for lack of room or because someone removed or cut it. */
+export function noteLogAtEnd(record: TaskRecord, folder: string, log: TaskLog): void {
+  if (log.waitingSince !== null || log.missedBytes > 0) noteLogGap(record, folder, log, true);
+  else noteLogDamage(record, log.damage());
 }

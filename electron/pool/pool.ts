@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { DroverError } from '../../shared/ipc/errors.js';
 import { isSettled, type TaskOutput, type TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
@@ -9,21 +8,19 @@ import { Scheduler } from './scheduler.js';
 import { cwdVanished } from './command-runner.js';
 import { formatMark, markFor } from '../process/identity.js';
 import { TaskLog, readLogTail } from './task-log.js';
-import { newTaskRecord, taskId, type TaskRecord } from './task-record.js';
+import { recordForRequest, type TaskRecord } from './task-record.js';
 import { appendOutput, newLive, within, type Live } from './live-task.js';
 import { TaskIndex } from './task-index.js';
-import { noteLogDamage, noteLogGap, noteOutside, recordAdopted, recordEnd, recordStart, stuckText } from './record-changes.js';
+import { noteOutside, recordAdopted, recordEnd, recordStart, stuckText } from './record-changes.js';
 import { EarlierRuns } from './earlier-runs.js';
 import { DataFolderWatch } from './data-folder.js';
 import { RecordKeeper } from './record-keeper.js';
-import { logRoomHooks, resumeLogs } from './log-room.js';
+import { logRoomHooks, noteLogAtEnd, resumeLogs } from './log-room.js';
 import { toTaskRow } from './task-row.js';
 import { readableOutput } from './readable-output.js';
 import { type EndReason, type PoolListener, type PoolOptions, type ReapReport, type StartRequest } from './pool-types.js';
 
 export type { PoolListener, PoolOptions, ReapReport, StartRequest } from './pool-types.js';
-
-export { HEARTBEAT_MS } from './record-keeper.js';
 
 /**
  * The task pool of one app run. Foreground and background work share one path: a record,
@@ -80,7 +77,12 @@ export class TaskPool {
       running: () => [...this.#live.values()].filter((live) => live.record.status === 'running' && !live.settling).map((live) => live.record),
       ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     });
-    options.disk?.onResume(() => this.#resumeWriting());
+    // Room is back: unsaved rows are written, and every waiting log is written again from here.
+    options.disk?.onResume(() => {
+      if (this.#closed) return;
+      this.#keeper.writeUnsaved();
+      resumeLogs(this.#live.values(), this.#dataDir, (record) => this.#save(record));
+    });
     this.#index.prime(this.#keeper.settleLostOrphans());
   }
 
@@ -256,22 +258,8 @@ export class TaskPool {
     const kind = request.kind ?? 'command';
     if (!this.#runners[kind]) throw new DroverError('unavailable', `No runner for ${kind} tasks`);
     this.#dataFolder.check();
-    const record = this.#repo.create((seq) =>
-      newTaskRecord({
-        seq,
-        sessionId: request.sessionId,
-        kind,
-        command: request.command,
-        cwd: request.cwd,
-        runId: this.#runId,
-        queuedAt: this.#now(),
-        expectedSeconds: request.expectedSeconds ?? null,
-        timeoutSeconds: resolveTimeoutSeconds(request, this.policy),
-        notify: !foreground && (request.notifyOnFinish ?? false),
-        foreground,
-        logPath: join(this.#dataDir, 'sessions', request.sessionId, 'background', taskId(kind, seq), 'output.log'),
-      }),
-    );
+    const place = { runId: this.#runId, dataDir: this.#dataDir, queuedAt: this.#now(), timeoutSeconds: resolveTimeoutSeconds(request, this.policy) };
+    const record = this.#repo.create((seq) => recordForRequest(seq, { ...request, kind }, foreground, place));
     const id = record.id;
     this.#index.records(request.sessionId).set(id, record);
     const live = newLive(record, this.policy.outputWindowBytes);
@@ -358,8 +346,7 @@ export class TaskPool {
     await live.log?.close();
     this.#live.delete(live.record.id);
     const record = live.record;
-    if (live.log && (live.log.waitingSince !== null || live.log.missedBytes > 0)) noteLogGap(record, this.#dataDir, live.log, true);
-    else if (live.log) noteLogDamage(record, live.log.damage());
+    if (live.log) noteLogAtEnd(record, this.#dataDir, live.log);
     recordEnd(record, {
       exit,
       forced,
@@ -386,14 +373,6 @@ export class TaskPool {
     this.#keeper.write(record);
     this.#emit(record);
   }
-
-  /** Room is back: unsaved rows are written, and every waiting log is written again from here. */
-  #resumeWriting(): void {
-    if (this.#closed) return;
-    this.#keeper.writeUnsaved();
-    resumeLogs(this.#live.values(), this.#dataDir, (record) => this.#save(record));
-  }
-
   #emit(record: TaskRecord): void {
     this.#listener.taskChanged(this.#row(record, this.#now()));
   }

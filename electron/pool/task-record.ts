@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { TaskKind, TaskStatus } from '../../shared/schemas/task.js';
 import type { Containment, WindowsMember } from '../process/identity.js';
 
@@ -96,4 +97,28 @@ export function newTaskRecord(task: NewTask): TaskRecord {
     logNote: null,
     adopted: false,
   };
+}
+
+/** A new task's record from the request that starts it: where its log goes, and what it may notify. */
+export function recordForRequest(
+  seq: number,
+  request: { sessionId: string; kind: TaskKind; command: string; cwd: string; expectedSeconds?: number | undefined; notifyOnFinish?: boolean | undefined },
+  foreground: boolean,
+  place: { runId: string; dataDir: string; queuedAt: number; timeoutSeconds: number },
+): TaskRecord {
+  return newTaskRecord({
+    seq,
+    sessionId: request.sessionId,
+    kind: request.kind,
+    command: request.command,
+    cwd: request.cwd,
+    runId: place.runId,
+    queuedAt: place.queuedAt,
+    expectedSeconds: request.expectedSeconds ?? null,
+    timeoutSeconds: place.timeoutSeconds,
+    // A foreground run is watched by its caller; only background work may ask to wake the agent.
+    notify: !foreground && (request.notifyOnFinish ?? false),
+    foreground,
+    logPath: join(place.dataDir, 'sessions', request.sessionId, 'background', taskId(request.kind, seq), 'output.log'),
+  });
 }
