@@ -373,6 +373,7 @@ export class TaskPool {
     this.#keeper.write(record);
     this.#emit(record);
   }
+
   #emit(record: TaskRecord): void {
     this.#listener.taskChanged(this.#row(record, this.#now()));
   }
