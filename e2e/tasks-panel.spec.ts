@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test, expect } from './fixtures.js';
 
 test('the tasks panel: newest first, live, stop from a card, Finished counts, Clear, reload, Ctrl+B', async ({ page, host, pageProblems }, testInfo) => {
@@ -5,7 +7,9 @@ test('the tasks panel: newest first, live, stop from a card, Finished counts, Cl
   await page.goto(host.url);
   await page.getByTestId('new-session').click();
   const input = page.getByTestId('composer-input');
-  for (const command of ['&sleep 60', '&sleep 1; echo b', '&sleep 2; echo c']) {
+  // The two short tasks end when the test says so (a file appears), never on a timer a busy machine could outrun.
+  const whenTold = 'while [ ! -e go ]; do sleep 0.05; done';
+  for (const command of ['&sleep 60', `&${whenTold}; echo b`, `&${whenTold}; echo c`]) {
     await input.fill(command);
     await input.press('Enter');
   }
@@ -21,6 +25,7 @@ test('the tasks panel: newest first, live, stop from a card, Finished counts, Cl
   const elapsed = panel.locator('[data-testid="task-card"][data-task-id="bg_1"]').getByTestId('task-elapsed');
   const first = await elapsed.textContent();
   await expect(elapsed).not.toHaveText(first ?? '', { timeout: 5_000 });
+  writeFileSync(join(host.dataDir, 'go'), '');
 
   await expect(panel.getByTestId('finished-toggle')).toContainText('Finished 2', { timeout: 15_000 });
   await expect(cards).toHaveCount(1);

@@ -198,17 +198,19 @@ async function readJsonBody(req: IncomingMessage): Promise<{ value: Record<strin
   }
 }
 
-let described: { version: string; text: string } | undefined;
+/** Each endpoint's document, built once (it depends only on code and the app's version) and sent as the same bytes. */
+const described = new WeakMap<ServerEndpoint, string>();
 
-/** The document is built once per process (it depends only on code) and sent as the same bytes. */
 async function sendOpenApi(endpoint: ServerEndpoint, res: ServerResponse): Promise<void> {
-  if (!described) {
+  let text = described.get(endpoint);
+  if (text === undefined) {
     const info = await endpoint.handle('appInfo', {});
-    const version = info.ok ? (info.value as { version: string }).version : '0.0.0';
-    described = { version, text: JSON.stringify(openApiDocument(version)) };
+    if (!info.ok) return sendError(res, info.error);
+    text = JSON.stringify(openApiDocument((info.value as { version: string }).version));
+    described.set(endpoint, text);
   }
   res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-  res.end(described.text);
+  res.end(text);
 }
 
 function safeDecode(part: string): string {
