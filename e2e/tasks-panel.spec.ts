@@ -9,9 +9,12 @@ test('the tasks panel: newest first, live, stop from a card, Finished counts, Cl
   const input = page.getByTestId('composer-input');
   // The two short tasks end when the test says so (a file appears), never on a timer a busy machine could outrun.
   const whenTold = 'while [ ! -e go ]; do sleep 0.05; done';
-  for (const command of ['&sleep 60', `&${whenTold}; echo b`, `&${whenTold}; echo c`]) {
+  const commands = ['&sleep 60', `&${whenTold}; echo b`, `&${whenTold}; echo c`];
+  for (const [index, command] of commands.entries()) {
     await input.fill(command);
     await input.press('Enter');
+    // Each starts before the next is sent: starts sent together may begin in any order on a busy machine.
+    await expect(page.getByTestId('tool-row').nth(index)).toHaveAttribute('data-status', 'running');
   }
   await expect(page.getByTestId('tasks-chip')).toContainText('3 running tasks');
   await page.getByTestId('tasks-chip').click();
