@@ -1,4 +1,5 @@
 import { DroverError } from '../../shared/ipc/errors.js';
+import { Slots } from '../core/slots.js';
 
 /** Requests one connection may have running at once, unless the host is told otherwise. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION = 16;
@@ -17,45 +18,34 @@ export interface FairQueueOptions {
  * and its flood cannot push other connections' requests behind its own.
  */
 export class FairQueue {
+  readonly #slots: Slots;
   readonly #maxInFlight: number;
   readonly #maxQueued: number;
-  readonly #waiting: (() => void)[] = [];
-  #inFlight = 0;
 
   constructor(options: FairQueueOptions = {}) {
     this.#maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION;
     this.#maxQueued = options.maxQueued ?? MAX_QUEUED_PER_CONNECTION;
+    this.#slots = new Slots(this.#maxInFlight, this.#maxQueued);
   }
 
   get inFlight(): number {
-    return this.#inFlight;
+    return this.#slots.running;
   }
 
   get queued(): number {
-    return this.#waiting.length;
+    return this.#slots.waiting;
   }
 
   /** Runs `work` when this connection's turn comes; throws DroverError('busy') when its queue is full. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#inFlight >= this.#maxInFlight) {
-      if (this.#waiting.length >= this.#maxQueued) {
-        throw new DroverError(
+  run<T>(work: () => Promise<T>): Promise<T> {
+    return this.#slots.run(
+      work,
+      () =>
+        new DroverError(
           'busy',
           `Too many requests at once on this connection: ${this.#maxInFlight} run at a time and ${this.#maxQueued} may wait; wait for answers before sending more`,
-        );
-      }
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    } else {
-      this.#inFlight++;
-    }
-    try {
-      return await work();
-    } finally {
-      // The slot passes straight to the next waiter, so the count never dips and lets a newcomer jump the queue.
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#inFlight--;
-    }
+        ),
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import type { TaskOutput } from '../../shared/schemas/task.js';
+import { Slots } from '../core/slots.js';
 
 /** Renders (a headless terminal each, sized to the log) that may run at once across the host. */
 export const MAX_CONCURRENT_RENDERS = 2;
@@ -20,12 +21,12 @@ export const RENDER_CACHE_MAX_CHARS = 4 * 1024 * 1024;
 export class RenderedOutputs {
   readonly #done = new Map<string, TaskOutput>();
   readonly #pending = new Map<string, Promise<TaskOutput>>();
-  readonly #slots: RenderSlots;
+  readonly #slots: Slots;
   readonly #maxChars: number;
   #chars = 0;
 
   constructor(options: { maxConcurrent?: number; maxChars?: number } = {}) {
-    this.#slots = new RenderSlots(options.maxConcurrent ?? MAX_CONCURRENT_RENDERS);
+    this.#slots = new Slots(options.maxConcurrent ?? MAX_CONCURRENT_RENDERS);
     this.#maxChars = options.maxChars ?? RENDER_CACHE_MAX_CHARS;
   }
 
@@ -78,26 +79,6 @@ export class RenderedOutputs {
       if (this.#chars <= this.#maxChars) break;
       this.#done.delete(oldKey);
       this.#chars -= old.text.length;
-    }
-  }
-}
-
-/** A counting semaphore: at most `max` jobs run; the rest wait in order. */
-class RenderSlots {
-  readonly #waiting: (() => void)[] = [];
-  #running = 0;
-
-  constructor(private readonly max: number) {}
-
-  async run<T>(job: () => Promise<T>): Promise<T> {
-    if (this.#running >= this.max) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    else this.#running++;
-    try {
-      return await job();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running--;
     }
   }
 }
