@@ -1,4 +1,4 @@
-import { freeBytes, fullMessage, isNoRoom } from './no-room.js';
+import { FULL_BELOW_BYTES, freeBytes, fullMessage, isNoRoom } from './no-room.js';
 import type { StorageState } from '../../shared/schemas/storage.js';
 
 /** While the disk is full, its free space is looked at this often; work resumes on the first look that finds room. */
@@ -8,8 +8,6 @@ export const DISK_RECHECK_MS = 2_000;
  * frees a few kilobytes does not flap between full and not full on every write.
  */
 export const RESUME_FREE_BYTES = 1024 * 1024;
-/** At start, fewer free bytes than this and the disk counts as full before anything fails. */
-export const FULL_AT_START_BYTES = 64 * 1024;
 
 export interface DiskWatchOptions {
   folder: string;
@@ -44,7 +42,8 @@ export class DiskWatch {
     this.#recheckMs = options.recheckMs ?? DISK_RECHECK_MS;
     this.#now = options.now ?? Date.now;
     const free = this.#freeBytes(this.#folder);
-    if (free !== null && free < FULL_AT_START_BYTES) this.#becomeFull();
+    // At start, a disk already (almost) out of room counts as full before anything fails.
+    if (free !== null && free < FULL_BELOW_BYTES) this.#becomeFull();
   }
 
   get full(): boolean {

@@ -2,11 +2,6 @@ import { dirname } from 'node:path';
 import { DroverError } from '../../shared/ipc/errors.js';
 import { fullMessage, isNoRoom } from './no-room.js';
 
-/** The message every "no room" answer carries: the banner's words. */
-export function diskFullMessage(folder: string): string {
-  return fullMessage(folder);
-}
-
 /** The words for a damaged database, at open and at run time alike. */
 export function damagedDatabaseAdvice(databaseFile: string): string {
   return `Quit Drover and move ${databaseFile} aside (with its -wal and -shm files, if any); Drover then starts with a new database, and the old file stays as it is for recovery.`;
@@ -20,7 +15,7 @@ export function sqliteProblem(error: unknown, databaseFile: string): DroverError
   const code = codeOf(error);
   if (code === null) return null;
   const folder = dirname(databaseFile);
-  if (isNoRoom(error, folder)) return new DroverError('disk_full', diskFullMessage(folder));
+  if (isNoRoom(error, folder)) return new DroverError('disk_full', fullMessage(folder));
   if (!code.startsWith('SQLITE_')) return null;
   const detail = error instanceof Error ? error.message : code;
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
