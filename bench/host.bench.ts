@@ -17,7 +17,8 @@ const BASELINE_PROBES = 200;
 
 const dir = mkdtempSync(join(tmpdir(), 'drover-bench-host-'));
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))] ?? NaN;
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))] ?? NaN;
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -34,7 +35,11 @@ async function probeInfo(base: string): Promise<number> {
  * `mode` http: every call on a connection of its own (what fetch does with 1,000 at once);
  * ws: every call as a frame on one WebSocket.
  */
-function flood(base: string, path: string, mode: 'http' | 'ws'): Promise<{ ms: number; outcomes: Record<string, number> }> {
+function flood(
+  base: string,
+  path: string,
+  mode: 'http' | 'ws',
+): Promise<{ ms: number; outcomes: Record<string, number> }> {
   const script = `
     const [base, path, mode, calls, token] = process.argv.slice(1);
     const outcomes = {};
@@ -58,14 +63,26 @@ function flood(base: string, path: string, mode: 'http' | 'ws'): Promise<{ ms: n
     }
     console.log(JSON.stringify({ ms: performance.now() - started, outcomes }));`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, base, path, mode, String(FLOOD_CALLS), TEST_TOKEN], { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', script, base, path, mode, String(FLOOD_CALLS), TEST_TOKEN],
+      { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`flood exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`flood exited with ${code}`)),
+    );
   });
 }
 
-async function scenario(host: SpawnedHost, path: string, mode: 'http' | 'ws', baselineRss: number, baselineP99: number): Promise<void> {
+async function scenario(
+  host: SpawnedHost,
+  path: string,
+  mode: 'http' | 'ws',
+  baselineRss: number,
+  baselineP99: number,
+): Promise<void> {
   const pid = host.child.pid!;
   let peak = rssMb(pid);
   const probes: number[] = [];
@@ -75,7 +92,10 @@ async function scenario(host: SpawnedHost, path: string, mode: 'http' | 'ws', ba
   const prober = (async () => {
     while (flooding) {
       // A refused connection (the listen backlog overflowing) counts against the host, not as a pause.
-      await probeInfo(host.base).then((ms) => probes.push(ms), () => probeFailures++);
+      await probeInfo(host.base).then(
+        (ms) => probes.push(ms),
+        () => probeFailures++,
+      );
     }
   })();
   const result = await flood(host.base, path, mode);

@@ -17,16 +17,46 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 function seed(dataDir: string, count: number): void {
   const db = openDatabase(join(dataDir, 'drover.sqlite'));
   const now = Date.now();
-  db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('benchsession', 'bench', ?, ?)").run(now, now);
+  db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('benchsession', 'bench', ?, ?)").run(
+    now,
+    now,
+  );
   const repo = new TasksRepo(db);
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const seq = repo.nextSeq();
       repo.insert({
-        id: `bg_${seq}`, seq, sessionId: 'benchsession', kind: 'command', command: `npm run step -- ${i}`, cwd: dataDir,
-        status: i % 9 === 0 ? 'failed' : 'succeeded', exitCode: i % 9 === 0 ? 1 : 0, signal: null, exitNote: null, error: null,
-        pid: null, pgid: null, processStart: null, bootId: null, runId: 'earlier', queuedAt: now - 10_000 + i, startedAt: now - 9_000 + i,
-        endedAt: now - 8_000 + i, seenAt: null, logNote: null, expectedSeconds: null, timeoutSeconds: 900, notify: false, adopted: false, foreground: false, mark: null, containment: 'group', containmentNote: null, cgroup: null, members: [],
+        id: `bg_${seq}`,
+        seq,
+        sessionId: 'benchsession',
+        kind: 'command',
+        command: `npm run step -- ${i}`,
+        cwd: dataDir,
+        status: i % 9 === 0 ? 'failed' : 'succeeded',
+        exitCode: i % 9 === 0 ? 1 : 0,
+        signal: null,
+        exitNote: null,
+        error: null,
+        pid: null,
+        pgid: null,
+        processStart: null,
+        bootId: null,
+        runId: 'earlier',
+        queuedAt: now - 10_000 + i,
+        startedAt: now - 9_000 + i,
+        endedAt: now - 8_000 + i,
+        seenAt: null,
+        logNote: null,
+        expectedSeconds: null,
+        timeoutSeconds: 900,
+        notify: false,
+        adopted: false,
+        foreground: false,
+        mark: null,
+        containment: 'group',
+        containmentNote: null,
+        cgroup: null,
+        members: [],
         logPath: join(dataDir, `bg_${seq}.log`),
       });
     }
@@ -38,7 +68,10 @@ async function measure(count: number): Promise<number[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'drover-panel-bench-'));
   seed(dataDir, count);
   const host = await startHost({ dataDir });
-  const browser = await chromium.launch({ executablePath: process.env.DROVER_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({
+    executablePath: process.env.DROVER_CHROMIUM ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
   const times: number[] = [];
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -51,10 +84,14 @@ async function measure(count: number): Promise<number[]> {
       await toggle.filter({ hasText: `Finished ${count}` }).waitFor({ timeout: 60_000 });
       const started = Date.now();
       await toggle.click();
-      await page.getByTestId('finished-row').first().waitFor({ timeout: 10_000 }).catch(async (error) => {
-        await page.screenshot({ path: '/tmp/panel-bench.png' });
-        throw error;
-      });
+      await page
+        .getByTestId('finished-row')
+        .first()
+        .waitFor({ timeout: 10_000 })
+        .catch(async (error) => {
+          await page.screenshot({ path: '/tmp/panel-bench.png' });
+          throw error;
+        });
       times.push(Date.now() - started);
       await page.close();
     }

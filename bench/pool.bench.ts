@@ -67,7 +67,13 @@ function makePool(name: string, runner: Runner) {
 /** The ceiling any pty-based runner has here: node-pty reading and discarding the same output. */
 function rawPtyRun(command: string): Promise<void> {
   return new Promise((resolve) => {
-    const terminal = spawnPty(defaultShell(), ['-c', command], { cols: 160, rows: 40, cwd: dir, env: process.env as Record<string, string>, encoding: null } as Parameters<typeof spawnPty>[2]);
+    const terminal = spawnPty(defaultShell(), ['-c', command], {
+      cols: 160,
+      rows: 40,
+      cwd: dir,
+      env: process.env as Record<string, string>,
+      encoding: null,
+    } as Parameters<typeof spawnPty>[2]);
     terminal.onData(() => {});
     terminal.onExit(() => resolve());
   });
@@ -143,7 +149,9 @@ async function firstByte(): Promise<void> {
     pooled.push(probe.firstByte.get(task.id)! - t);
   }
   const ratio = median(pooled) / median(baseline);
-  console.log(`spawn to first byte (median of ${SPAWN_ROUNDS}): pool ${fmt(median(pooled))} ms, child_process ${fmt(median(baseline))} ms, ratio ${fmt(ratio)} (target < 1.50)`);
+  console.log(
+    `spawn to first byte (median of ${SPAWN_ROUNDS}): pool ${fmt(median(pooled))} ms, child_process ${fmt(median(baseline))} ms, ratio ${fmt(ratio)} (target < 1.50)`,
+  );
 }
 
 async function list(): Promise<void> {
@@ -156,10 +164,37 @@ async function list(): Promise<void> {
     for (let i = 0; i < LIST_TASKS; i++) {
       const seq = repo.nextSeq();
       repo.insert({
-        id: `bg_${seq}`, seq, sessionId: 'bench', kind: 'command', command: `npm run build -- --step ${i}`, cwd: '/work',
-        status: i % 7 === 0 ? 'failed' : 'succeeded', exitCode: i % 7 === 0 ? 1 : 0, signal: null, exitNote: null, error: null,
-        pid: 1000 + i, pgid: 1000 + i, processStart: '1', bootId: 'b', runId: 'earlier', queuedAt: now - 1000, startedAt: now - 900,
-        endedAt: now - 100, seenAt: null, logNote: null, expectedSeconds: null, timeoutSeconds: 900, notify: false, adopted: false, foreground: false, mark: null, containment: 'group', containmentNote: null, cgroup: null, members: [],
+        id: `bg_${seq}`,
+        seq,
+        sessionId: 'bench',
+        kind: 'command',
+        command: `npm run build -- --step ${i}`,
+        cwd: '/work',
+        status: i % 7 === 0 ? 'failed' : 'succeeded',
+        exitCode: i % 7 === 0 ? 1 : 0,
+        signal: null,
+        exitNote: null,
+        error: null,
+        pid: 1000 + i,
+        pgid: 1000 + i,
+        processStart: '1',
+        bootId: 'b',
+        runId: 'earlier',
+        queuedAt: now - 1000,
+        startedAt: now - 900,
+        endedAt: now - 100,
+        seenAt: null,
+        logNote: null,
+        expectedSeconds: null,
+        timeoutSeconds: 900,
+        notify: false,
+        adopted: false,
+        foreground: false,
+        mark: null,
+        containment: 'group',
+        containmentNote: null,
+        cgroup: null,
+        members: [],
         logPath: `/data/sessions/bench/background/bg_${seq}/output.log`,
       });
     }
@@ -175,7 +210,14 @@ async function list(): Promise<void> {
 
   // The whole request path: contract validation, the pool, the answer checked against the contract.
   // As the shipped app runs it: answers are not re-checked against the contract.
-  const services = createServices({ dataDir, version: 'bench', host: 'headless', workingDir: dataDir, checkOutputs: false, warn: () => {} });
+  const services = createServices({
+    dataDir,
+    version: 'bench',
+    host: 'headless',
+    workingDir: dataDir,
+    checkOutputs: false,
+    warn: () => {},
+  });
   try {
     let t = performance.now();
     const first = await services.handle('listTasks', { sessionId: 'bench' });

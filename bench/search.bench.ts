@@ -45,11 +45,14 @@ try {
     const path = join(dir, `line-${megabytes}.log`);
     await writeOneLine(path, megabytes);
     const found = await searchLog(path, 'needle', 10);
-    if (found.matches.length !== 1 || found.linesSearched !== 1) throw new Error(`search of ${megabytes} MB found ${JSON.stringify(found).slice(0, 200)}`);
+    if (found.matches.length !== 1 || found.linesSearched !== 1)
+      throw new Error(`search of ${megabytes} MB found ${JSON.stringify(found).slice(0, 200)}`);
     const search = await time(() => searchLog(path, 'needle', 10));
     const read = await time(() => readOnly(path));
     figures[megabytes] = search;
-    console.log(`search of one ${megabytes} MB line (median of ${ROUNDS}): ${fmt(search / 1000)} s; reading the file alone ${fmt(read / 1000)} s, ratio ${fmt(search / read)}`);
+    console.log(
+      `search of one ${megabytes} MB line (median of ${ROUNDS}): ${fmt(search / 1000)} s; reading the file alone ${fmt(read / 1000)} s, ratio ${fmt(search / read)}`,
+    );
   }
   console.log(`40 MB / 10 MB: ${fmt(figures[40]! / figures[10]!)} (target <= 4.00)`);
 } finally {

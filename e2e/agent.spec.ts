@@ -9,7 +9,11 @@ test.afterEach(async () => {
   await model.close();
 });
 
-test('a model connected in Settings backgrounds a task, is woken when it ends, and reload restores it all', async ({ page, host, pageProblems }, testInfo) => {
+test('a model connected in Settings backgrounds a task, is woken when it ends, and reload restores it all', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
   void pageProblems;
   await page.goto(host.url);
   await page.getByTestId('open-settings').click();
@@ -26,7 +30,15 @@ test('a model connected in Settings backgrounds a task, is woken when it ends, a
   model.enqueue(
     {
       toolCalls: [
-        { name: 'run_command', args: { command: 'for i in 1 2 3; do echo "step $i"; sleep 0.4; done', background: true, notify_on_finish: true, expected_seconds: 5 } },
+        {
+          name: 'run_command',
+          args: {
+            command: 'for i in 1 2 3; do echo "step $i"; sleep 0.4; done',
+            background: true,
+            notify_on_finish: true,
+            expected_seconds: 5,
+          },
+        },
       ],
       text: 'Starting the checks in the background.',
     },
@@ -47,7 +59,9 @@ test('a model connected in Settings backgrounds a task, is woken when it ends, a
   await expect(toolRow).toHaveAttribute('data-status', 'running');
   await expect(toolRow).toHaveAttribute('data-status', 'succeeded', { timeout: 15_000 });
   await expect(page.getByTestId('automated-label')).toBeVisible({ timeout: 15_000 });
-  await expect(page.getByTestId('assistant-text').last()).toHaveText('All three steps ran and the task succeeded.', { timeout: 15_000 });
+  await expect(page.getByTestId('assistant-text').last()).toHaveText('All three steps ran and the task succeeded.', {
+    timeout: 15_000,
+  });
   expect(model.requests[0]!.headers.authorization).toContain('sk-e2e-key');
   expect(model.requests[3]!.transcript).toMatch(/<untrusted-output nonce="[0-9a-f]{20}" source="bg_1">/);
 
@@ -56,7 +70,10 @@ test('a model connected in Settings backgrounds a task, is woken when it ends, a
   await expect(page.getByTestId('connection-state')).toHaveAttribute('data-state', 'open');
   await expect(page.getByTestId('message')).toHaveCount(count);
   await expect(page.getByTestId('assistant-text').last()).toHaveText('All three steps ran and the task succeeded.');
-  await expect(page.locator('[data-testid="tool-row"][data-task-id="bg_1"]').first()).toHaveAttribute('data-status', 'succeeded');
+  await expect(page.locator('[data-testid="tool-row"][data-task-id="bg_1"]').first()).toHaveAttribute(
+    'data-status',
+    'succeeded',
+  );
   const shot = testInfo.outputPath('agent.png');
   await page.screenshot({ path: shot, fullPage: true });
   await testInfo.attach('agent transcript', { path: shot, contentType: 'image/png' });
@@ -72,9 +89,15 @@ test('Stop cancels a turn and leaves its background task running', async ({ page
   await page.request.put(`${host.origin}/api/settings`, {
     headers: auth,
     // The operator's allowlist covers `sleep 60`, so no modal interrupts this test.
-    data: { provider: { kind: 'openai-compatible', baseUrl: model.baseUrl, model: 'fake', apiKey: 'k' }, commandAllowlist: ['sleep'] },
+    data: {
+      provider: { kind: 'openai-compatible', baseUrl: model.baseUrl, model: 'fake', apiKey: 'k' },
+      commandAllowlist: ['sleep'],
+    },
   });
-  model.enqueue({ toolCalls: [{ name: 'run_command', args: { command: 'sleep 60', background: true } }] }, { text: 'never shown', delayMs: 30_000 });
+  model.enqueue(
+    { toolCalls: [{ name: 'run_command', args: { command: 'sleep 60', background: true } }] },
+    { text: 'never shown', delayMs: 30_000 },
+  );
   await page.goto(host.url);
   await page.getByTestId('new-session').click();
   await page.getByTestId('composer-input').fill('start a server');
@@ -86,7 +109,9 @@ test('Stop cancels a turn and leaves its background task running', async ({ page
   await expect(page.getByTestId('turn-stop')).toBeHidden();
   await expect(toolRow).toHaveAttribute('data-status', 'running');
   const sessionId = new URL(page.url()).hash.split('/')[2]!;
-  const task = (await (await page.request.get(`${host.origin}/api/sessions/${sessionId}/background-tasks/bg_1`, { headers: auth })).json()) as {
+  const task = (await (
+    await page.request.get(`${host.origin}/api/sessions/${sessionId}/background-tasks/bg_1`, { headers: auth })
+  ).json()) as {
     task: { status: string };
   };
   expect(task.task.status).toBe('running');

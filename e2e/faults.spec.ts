@@ -5,7 +5,12 @@ import { test, expect } from './fixtures.js';
 import { startHost } from './host.js';
 
 /** A tmpfs of its own (root, as the containment tests need): the host's data folder on a disk that can be filled. */
-function smallDisk(megabytes: number): { data: string; fill(spareBytes: number): void; makeRoom(): void; remove(): void } {
+function smallDisk(megabytes: number): {
+  data: string;
+  fill(spareBytes: number): void;
+  makeRoom(): void;
+  remove(): void;
+} {
   const root = mkdtempSync('/tmp/drover-e2e-full-');
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m,mode=0700`, 'tmpfs', root]);
   const filler = join(root, 'filler');
@@ -23,7 +28,10 @@ function smallDisk(megabytes: number): { data: string; fill(spareBytes: number):
   };
 }
 
-test('a full disk shows a banner that stays until room returns, and the task says what its log missed', async ({ page, pageProblems }, testInfo) => {
+test('a full disk shows a banner that stays until room returns, and the task says what its log missed', async ({
+  page,
+  pageProblems,
+}, testInfo) => {
   const disk = smallDisk(6);
   const host = await startHost({ dataDir: disk.data });
   try {
@@ -54,7 +62,11 @@ test('a full disk shows a banner that stays until room returns, and the task say
   }
 });
 
-test('a task whose Drover died and whose processes ended is shown as lost, and Clear removes it', async ({ page, host, pageProblems }, testInfo) => {
+test('a task whose Drover died and whose processes ended is shown as lost, and Clear removes it', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
   await page.goto(host.url);
   await page.getByTestId('new-session').click();
   // No nohup: it ends with the hangup when its Drover dies.
@@ -83,5 +95,9 @@ test('a task whose Drover died and whose processes ended is shown as lost, and C
   } finally {
     await again.stop();
   }
-  pageProblems.splice(0, pageProblems.length, ...pageProblems.filter((text) => !/WebSocket|ERR_CONNECTION_REFUSED/.test(text)));
+  pageProblems.splice(
+    0,
+    pageProblems.length,
+    ...pageProblems.filter((text) => !/WebSocket|ERR_CONNECTION_REFUSED/.test(text)),
+  );
 });

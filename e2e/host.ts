@@ -18,10 +18,20 @@ export interface RunningHost {
 }
 
 /** Starts the built headless host (`out/main/host.js`) as a real process on a fresh data folder. */
-export async function startHost(options: { dataDir?: string; port?: number; token?: string } = {}): Promise<RunningHost> {
+export async function startHost(
+  options: { dataDir?: string; port?: number; token?: string } = {},
+): Promise<RunningHost> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'drover-e2e-'));
   // Commands run in the data folder, never in the checkout.
-  const args = ['--port', String(options.port ?? 0), '--data-dir', dataDir, '--cwd', dataDir, ...(options.token ? [`--token=${options.token}`] : [])];
+  const args = [
+    '--port',
+    String(options.port ?? 0),
+    '--data-dir',
+    dataDir,
+    '--cwd',
+    dataDir,
+    ...(options.token ? [`--token=${options.token}`] : []),
+  ];
   const child = spawn(process.execPath, [join(root, 'out', 'main', 'host.js'), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -17,7 +17,11 @@ function running(pid: number): boolean {
   }
 }
 
-test('after a crash, a task still running from the earlier run is shown and can be ended', async ({ page, host, pageProblems }, testInfo) => {
+test('after a crash, a task still running from the earlier run is shown and can be ended', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
   await page.goto(host.url);
   await page.getByTestId('new-session').click();
   // nohup: the kind of process that survives its terminal hanging up when Drover dies.
@@ -28,9 +32,13 @@ test('after a crash, a task still running from the earlier run is shown and can 
   const taskId = (await row.getAttribute('data-task-id'))!;
   const sessionId = new URL(page.url()).hash.split('/')[2]!;
   const auth = { Authorization: `Bearer ${host.token}` };
-  const pid = ((await (await page.request.get(`${host.origin}/api/sessions/${sessionId}/background-tasks/${taskId}`, { headers: auth })).json()) as {
-    task: { pid: number };
-  }).task.pid;
+  const pid = (
+    (await (
+      await page.request.get(`${host.origin}/api/sessions/${sessionId}/background-tasks/${taskId}`, { headers: auth })
+    ).json()) as {
+      task: { pid: number };
+    }
+  ).task.pid;
 
   // The crash: no drain, no cleanup.
   host.process.kill('SIGKILL');
@@ -59,5 +67,9 @@ test('after a crash, a task still running from the earlier run is shown and can 
     }
     await again.stop();
   }
-  pageProblems.splice(0, pageProblems.length, ...pageProblems.filter((text) => !/WebSocket|ERR_CONNECTION_REFUSED/.test(text)));
+  pageProblems.splice(
+    0,
+    pageProblems.length,
+    ...pageProblems.filter((text) => !/WebSocket|ERR_CONNECTION_REFUSED/.test(text)),
+  );
 });

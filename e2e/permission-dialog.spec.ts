@@ -24,7 +24,12 @@ async function connectModel(page: Page, host: RunningHost): Promise<Record<strin
   return auth;
 }
 
-async function pendingRequests(page: Page, host: RunningHost, auth: Record<string, string>, sessionId: string): Promise<unknown[]> {
+async function pendingRequests(
+  page: Page,
+  host: RunningHost,
+  auth: Record<string, string>,
+  sessionId: string,
+): Promise<unknown[]> {
   const listed = await page.request.get(`${host.origin}/api/sessions/${sessionId}/permissions`, { headers: auth });
   expect(listed.status()).toBe(200);
   return ((await listed.json()) as { pending: unknown[] }).pending;
@@ -47,7 +52,13 @@ async function tokenCodes(locator: Locator): Promise<number[]> {
 }
 
 /** F6 to the request, Alt+R there once armed: the request is gone, the model hears the rejection, the row says so. */
-async function rejectFromThePanel(page: Page, host: RunningHost, auth: Record<string, string>, sessionId: string, command: string): Promise<void> {
+async function rejectFromThePanel(
+  page: Page,
+  host: RunningHost,
+  auth: Record<string, string>,
+  sessionId: string,
+  command: string,
+): Promise<void> {
   const modal = page.getByTestId('permission-modal');
   await page.keyboard.press('F6');
   await expect(modal).toBeFocused();
@@ -69,7 +80,10 @@ test('a request arriving while the person types takes no keystroke: the message 
 }, testInfo) => {
   void pageProblems;
   const auth = await connectModel(page, host);
-  model.enqueue({ toolCalls: [{ name: 'run_command', args: { command: 'echo arrived mid-sentence | cat' } }] }, { text: 'Understood, I will not run it.' });
+  model.enqueue(
+    { toolCalls: [{ name: 'run_command', args: { command: 'echo arrived mid-sentence | cat' } }] },
+    { text: 'Understood, I will not run it.' },
+  );
   await page.goto(host.url);
   await page.getByTestId('new-session').click();
   await expect(page).toHaveURL(/#\/s\/[a-z0-9]+$/);
@@ -81,11 +95,14 @@ test('a request arriving while the person types takes no keystroke: the message 
   // Typing at full speed; the turn is started from outside (another client) mid-sentence.
   let typed = 'please look at this, and answer properly: ';
   await page.keyboard.type(typed);
-  const posted = await page.request.post(`${host.origin}/api/sessions/${sessionId}/messages`, { headers: auth, data: { text: 'run it' } });
+  const posted = await page.request.post(`${host.origin}/api/sessions/${sessionId}/messages`, {
+    headers: auth,
+    data: { text: 'run it' },
+  });
   expect(posted.status()).toBe(201);
   // Keep typing until the request shows, however long the model takes on a busy machine.
   const chunk = 'press a, s, p or r as you type; ';
-  for (const deadline = Date.now() + 30_000; !(await modal.isVisible()) && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 30_000; !(await modal.isVisible()) && Date.now() < deadline;) {
     await page.keyboard.type(chunk);
     typed += chunk;
   }
@@ -129,9 +146,16 @@ test('a request arriving while the person types takes no keystroke: the message 
 });
 
 /** Starts a session whose model asks to run `command`, and waits for the request with the focus in the composer. */
-async function requestShown(page: Page, host: RunningHost, command: string): Promise<{ auth: Record<string, string>; sessionId: string }> {
+async function requestShown(
+  page: Page,
+  host: RunningHost,
+  command: string,
+): Promise<{ auth: Record<string, string>; sessionId: string }> {
   const auth = await connectModel(page, host);
-  model.enqueue({ toolCalls: [{ name: 'run_command', args: { command } }] }, { text: 'Understood, I will not run it.' });
+  model.enqueue(
+    { toolCalls: [{ name: 'run_command', args: { command } }] },
+    { text: 'Understood, I will not run it.' },
+  );
   await page.goto(host.url);
   await page.getByTestId('new-session').click();
   await expect(page).toHaveURL(/#\/s\/[a-z0-9]+$/);
@@ -149,7 +173,12 @@ async function requestShown(page: Page, host: RunningHost, command: string): Pro
  * typed (Option+S is "ß" on US, "ś" on Polish Pro), on the letter's position, with Alt held,
  * and the character itself as the text that goes into the field.
  */
-async function typeOptionCharacter(page: Page, character: string, code: string, windowsVirtualKeyCode: number): Promise<void> {
+async function typeOptionCharacter(
+  page: Page,
+  character: string,
+  code: string,
+  windowsVirtualKeyCode: number,
+): Promise<void> {
   const cdp = await page.context().newCDPSession(page);
   const common = { modifiers: 1, key: character, code, windowsVirtualKeyCode };
   await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', ...common, text: character, unmodifiedText: character });
@@ -157,7 +186,11 @@ async function typeOptionCharacter(page: Page, character: string, code: string, 
   await cdp.detach();
 }
 
-test('Option and Alt letters typed into the composer while a request is shown go to the composer and answer nothing', async ({ page, host, pageProblems }) => {
+test('Option and Alt letters typed into the composer while a request is shown go to the composer and answer nothing', async ({
+  page,
+  host,
+  pageProblems,
+}) => {
   void pageProblems;
   const { auth, sessionId } = await requestShown(page, host, 'echo option keys | cat');
   const input = page.getByTestId('composer-input');
@@ -188,7 +221,11 @@ test('Option and Alt letters typed into the composer while a request is shown go
   expect(model.requests).toHaveLength(1);
 });
 
-test('F6 moves the focus from the composer to the request (Tab inside, Esc back to the composer), and there Alt+R rejects', async ({ page, host, pageProblems }) => {
+test('F6 moves the focus from the composer to the request (Tab inside, Esc back to the composer), and there Alt+R rejects', async ({
+  page,
+  host,
+  pageProblems,
+}) => {
   void pageProblems;
   const { auth, sessionId } = await requestShown(page, host, 'echo chord | cat');
   const input = page.getByTestId('composer-input');
@@ -229,7 +266,10 @@ test('a real ESC, newline and RLO show as tokens, distinct from the literal text
   expect(await tokenCodes(shown)).toEqual([0x1b, 0x0a, 0x202e]);
   await expect(shown.getByTestId('escape-token')).toHaveText(['⟨ESC⟩', '⟨LF⟩', '⟨U+202E⟩']);
   await expect(shown.getByTestId('escape-token').first()).toHaveAttribute('title', 'escape, U+001B');
-  await expect(shown.getByTestId('escape-token').last()).toHaveAttribute('aria-label', 'right-to-left override, U+202E');
+  await expect(shown.getByTestId('escape-token').last()).toHaveAttribute(
+    'aria-label',
+    'right-to-left override, U+202E',
+  );
   // The literal \x1b and \n stay plain text; the real newline token also breaks the line.
   expect(await plainText(shown)).toBe(`printf '\\x1b[1m%s\\n' bold[0m\necho gpj.exe`);
 

@@ -9,7 +9,11 @@ test.afterEach(async () => {
   await model.close();
 });
 
-test('the gate: Always allow <program> names its entry, covers other arguments, not a pipe; Reject reaches the model', async ({ page, host, pageProblems }, testInfo) => {
+test('the gate: Always allow <program> names its entry, covers other arguments, not a pipe; Reject reaches the model', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
   void pageProblems;
   await page.request.put(`${host.origin}/api/settings`, {
     headers: { Authorization: `Bearer ${host.token}` },
@@ -55,7 +59,9 @@ test('the gate: Always allow <program> names its entry, covers other arguments, 
   // Nothing waits any more, and the other window says so without a reload.
   await expect(other.getByTestId('session-waiting')).toHaveCount(0);
   await other.close();
-  expect(model.requests[3]!.transcript).toContain('Not run: the person rejected `echo third | cat`. Do not run it again');
+  expect(model.requests[3]!.transcript).toContain(
+    'Not run: the person rejected `echo third | cat`. Do not run it again',
+  );
   await expect(page.getByTestId('grant-item')).toHaveAttribute('data-value', 'echo');
   // The rejected call's row says it did not run.
   await expect(page.getByTestId('tool-row').last()).toHaveAttribute('data-status', 'rejected');

@@ -31,7 +31,9 @@ test('two sessions survive a reload and the route is restored', async ({ page, h
   await expect(page).toHaveURL(new RegExp(`#/s/${firstId}$`));
   await expect(page.getByTestId('session-title')).toHaveText('Run the integration suite');
   await expect(page.locator('[data-testid="message"][data-role="user"]')).toHaveText(/Run the integration suite/);
-  await expect(page.locator(`[data-testid="session-item"][data-session-id="${secondId}"]`)).toContainText('Watch the dev server logs');
+  await expect(page.locator(`[data-testid="session-item"][data-session-id="${secondId}"]`)).toContainText(
+    'Watch the dev server logs',
+  );
 
   const shot = testInfo.outputPath('sessions.png');
   await page.screenshot({ path: shot });
@@ -42,7 +44,9 @@ test('two sessions survive a reload and the route is restored', async ({ page, h
   await testInfo.attach('window (dark)', { path: dark, contentType: 'image/png' });
 
   // The same data is visible to a script through REST.
-  const res = await page.request.get(`${host.origin}/api/sessions`, { headers: { Authorization: `Bearer ${host.token}` } });
+  const res = await page.request.get(`${host.origin}/api/sessions`, {
+    headers: { Authorization: `Bearer ${host.token}` },
+  });
   expect(res.status()).toBe(200);
   expect(((await res.json()) as { id: string }[]).map((s) => s.id).sort()).toEqual([firstId, secondId].sort());
 });
@@ -53,7 +57,11 @@ test('an unknown session in the route says so and offers a way back', async ({ p
   await expect(page.getByTestId('not-found')).toBeVisible();
 });
 
-test('the page shows when the host goes away and recovers by itself when it returns', async ({ page, host, pageProblems }) => {
+test('the page shows when the host goes away and recovers by itself when it returns', async ({
+  page,
+  host,
+  pageProblems,
+}) => {
   await page.goto(host.url);
   await expect(page.getByTestId('connection-state')).toHaveAttribute('data-state', 'open');
   const port = Number(new URL(host.url).port);
@@ -74,7 +82,11 @@ test('the page shows when the host goes away and recovers by itself when it retu
     await again.stop();
   }
   // The browser logs the refused connections while the host is down; those are expected here.
-  pageProblems.splice(0, pageProblems.length, ...pageProblems.filter((text) => !/WebSocket|ERR_CONNECTION_REFUSED/.test(text)));
+  pageProblems.splice(
+    0,
+    pageProblems.length,
+    ...pageProblems.filter((text) => !/WebSocket|ERR_CONNECTION_REFUSED/.test(text)),
+  );
 });
 
 test('the host stops cleanly on SIGTERM', async ({ host }) => {

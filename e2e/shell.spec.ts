@@ -1,6 +1,10 @@
 import { test, expect } from './fixtures.js';
 
-test('the operator backgrounds a command with &, watches it finish, and finds it again after a reload', async ({ page, host, pageProblems }, testInfo) => {
+test('the operator backgrounds a command with &, watches it finish, and finds it again after a reload', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
   void pageProblems;
   await page.goto(host.url);
   await page.getByTestId('new-session').click();

@@ -1,8 +1,14 @@
 import { test, expect } from './fixtures.js';
 
-test('a task whose shell exited keeps running while what it started runs; its view says how it is held; Stop ends it all', async ({ page, host, pageProblems }, testInfo) => {
+test('a task whose shell exited keeps running while what it started runs; its view says how it is held; Stop ends it all', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
   void pageProblems;
-  const info = (await (await page.request.get(`${host.origin}/api/info`, { headers: { Authorization: `Bearer ${host.token}` } })).json()) as {
+  const info = (await (
+    await page.request.get(`${host.origin}/api/info`, { headers: { Authorization: `Bearer ${host.token}` } })
+  ).json()) as {
     containment: { kind: string };
   };
   await page.goto(host.url);
@@ -13,7 +19,9 @@ test('a task whose shell exited keeps running while what it started runs; its vi
   await page.getByTestId('tasks-chip').click();
   const card = page.getByTestId('tasks-panel').getByTestId('task-card');
   await expect(card).toHaveCount(1);
-  await expect(card.getByTestId('task-lingering')).toContainText('its shell has exited; what it started still runs', { timeout: 15_000 });
+  await expect(card.getByTestId('task-lingering')).toContainText('its shell has exited; what it started still runs', {
+    timeout: 15_000,
+  });
   const shot = testInfo.outputPath('lingering-card.png');
   await page.screenshot({ path: shot });
   await testInfo.attach('a task whose shell exited', { path: shot, contentType: 'image/png' });
@@ -34,7 +42,11 @@ test('a task whose shell exited keeps running while what it started runs; its vi
   await expect(view).toHaveAttribute('data-status', 'stopped', { timeout: 15_000 });
 });
 
-test('Settings: how tasks are held here, and the variables passed to tasks on purpose', async ({ page, host, pageProblems }, testInfo) => {
+test('Settings: how tasks are held here, and the variables passed to tasks on purpose', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
   void pageProblems;
   await page.goto(host.url);
   await page.getByTestId('open-settings').click();
@@ -46,7 +58,9 @@ test('Settings: how tasks are held here, and the variables passed to tasks on pu
   await section.getByTestId('pass-environment-input').fill('OPENAI_API_KEY');
   await section.getByTestId('pass-environment-add').click();
   await expect(section.getByTestId('pass-environment-item')).toHaveAttribute('data-value', 'OPENAI_API_KEY');
-  const stored = (await (await page.request.get(`${host.origin}/api/settings`, { headers: { Authorization: `Bearer ${host.token}` } })).json()) as {
+  const stored = (await (
+    await page.request.get(`${host.origin}/api/settings`, { headers: { Authorization: `Bearer ${host.token}` } })
+  ).json()) as {
     tasks: { pass_environment: string[] };
   };
   expect(stored.tasks.pass_environment).toEqual(['OPENAI_API_KEY']);
@@ -58,7 +72,11 @@ test('Settings: how tasks are held here, and the variables passed to tasks on pu
   await expect(section.getByTestId('pass-environment-item')).toHaveCount(0);
 });
 
-test('Settings: an allowlist entry holding a real ESC shows it as a token, apart from the typed text \\x1b', async ({ page, host, pageProblems }, testInfo) => {
+test('Settings: an allowlist entry holding a real ESC shows it as a token, apart from the typed text \\x1b', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
   void pageProblems;
   const put = await page.request.put(`${host.origin}/api/settings`, {
     headers: { Authorization: `Bearer ${host.token}` },

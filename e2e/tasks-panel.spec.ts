@@ -2,7 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from './fixtures.js';
 
-test('the tasks panel: newest first, live, stop from a card, Finished counts, Clear, reload, Ctrl+B', async ({ page, host, pageProblems }, testInfo) => {
+test('the tasks panel: newest first, live, stop from a card, Finished counts, Clear, reload, Ctrl+B', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
   void pageProblems;
   await page.goto(host.url);
   await page.getByTestId('new-session').click();

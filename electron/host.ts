@@ -30,7 +30,13 @@ async function main(): Promise<void> {
   const dataDir = resolve(args.dataDir ?? defaultDataDir());
   let services;
   try {
-    services = createServices({ dataDir, version: readAppVersion(appRoot), host: 'headless', checkOutputs: false, workingDir: resolve(args.cwd ?? process.cwd()) });
+    services = createServices({
+      dataDir,
+      version: readAppVersion(appRoot),
+      host: 'headless',
+      checkOutputs: false,
+      workingDir: resolve(args.cwd ?? process.cwd()),
+    });
   } catch (error) {
     if (error instanceof StoreOpenError) {
       console.error(`drover: ${error.message}`);
@@ -53,7 +59,9 @@ async function main(): Promise<void> {
     port: args.port,
     staticDir: join(appRoot, 'out', 'renderer'),
     // Each connection's fair share of the host (settings.json "host"; 16 when unset).
-    ...(services.settings.current.host?.maxInFlightPerConnection ? { maxInFlightPerConnection: services.settings.current.host.maxInFlightPerConnection } : {}),
+    ...(services.settings.current.host?.maxInFlightPerConnection
+      ? { maxInFlightPerConnection: services.settings.current.host.maxInFlightPerConnection }
+      : {}),
   });
   let stopping = false;
   const stop = async (signal: string) => {

@@ -48,7 +48,8 @@ function start(): void {
     services = createServices({
       dataDir: app.getPath('userData'),
       version: app.getVersion(),
-      host: 'electron', checkOutputs: false,
+      host: 'electron',
+      checkOutputs: false,
       workingDir: app.getPath('home'),
       secrets: new SafeStorageSecretStore(app.getPath('userData')),
       ...(sqliteBinding ? { sqliteBinding } : {}),
@@ -59,7 +60,10 @@ function start(): void {
   }
   serveRenderer(join(appRoot, 'out', 'renderer'));
   stopIpc = serveContractOverIpc(contract, services);
-  window = createMainWindow({ preloadPath: join(appRoot, 'out', 'preload', 'preload.cjs'), iconPath: trayIconPath(appRoot) });
+  window = createMainWindow({
+    preloadPath: join(appRoot, 'out', 'preload', 'preload.cjs'),
+    iconPath: trayIconPath(appRoot),
+  });
   const running = services;
   stopTray = startTaskTray({
     services: running,

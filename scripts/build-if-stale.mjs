@@ -29,10 +29,14 @@ export function isStale() {
 export function ensureBuilt() {
   if (!isStale()) return;
   console.log('drover: building the app (sources changed since the last build)…');
-  const result = spawnSync(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const result = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'],
+    {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   if (result.status !== 0) {
     console.error('drover: the build failed (see above); nothing was started.');
     process.exit(result.status ?? 1);

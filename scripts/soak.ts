@@ -15,7 +15,8 @@ const started = Date.now();
 console.log(`soak: ${iterations} kills of the host, seed ${seed}, data in ${dataDir}`);
 try {
   const figures = await runKillLoop({ dataDir, iterations, seed, log: (line) => console.log(`  ${line}`) });
-  const failures = figures.integrityFailures.length + figures.lost.length + figures.strays.length + figures.refused.length;
+  const failures =
+    figures.integrityFailures.length + figures.lost.length + figures.strays.length + figures.refused.length;
   console.log(
     [
       `kills: ${figures.iterations} (${figures.cutOff} requests cut off mid-flight)`,

@@ -24,7 +24,8 @@ export function summarise(root) {
     const stats = JSON.parse(readFileSync(playwright, 'utf8')).stats ?? {};
     passed += stats.expected ?? 0;
     failed += (stats.unexpected ?? 0) + (stats.flaky ?? 0);
-    if ((stats.expected ?? 0) + (stats.unexpected ?? 0) + (stats.flaky ?? 0) === 0) missing.push('playwright (no test ran)');
+    if ((stats.expected ?? 0) + (stats.unexpected ?? 0) + (stats.flaky ?? 0) === 0)
+      missing.push('playwright (no test ran)');
   } else missing.push('playwright');
   return { passed, failed, missing };
 }

@@ -13,8 +13,16 @@ mkdirSync(join(root, '.reports'));
 const steps = [
   ['build', bin('electron-vite'), ['build']],
   ['type-check (electron, shared, tests)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']],
-  ['type-check (renderer)', bin('svelte-check'), ['--tsconfig', 'renderer/tsconfig.json', '--fail-on-warnings', '--output', 'human']],
-  ['unit and integration tests', bin('vitest'), ['run', '--reporter=default', '--reporter=json', '--outputFile.json=.reports/vitest.json']],
+  [
+    'type-check (renderer)',
+    bin('svelte-check'),
+    ['--tsconfig', 'renderer/tsconfig.json', '--fail-on-warnings', '--output', 'human'],
+  ],
+  [
+    'unit and integration tests',
+    bin('vitest'),
+    ['run', '--reporter=default', '--reporter=json', '--outputFile.json=.reports/vitest.json'],
+  ],
   ['e2e tests (Chromium)', bin('playwright'), ['test']],
 ];
 

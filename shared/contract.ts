@@ -20,7 +20,11 @@ const Empty = z.object({}).strict();
 const ById = z.object({ id: IdSchema }).strict();
 const BySession = z.object({ sessionId: IdSchema }).strict();
 const ByTask = z.object({ sessionId: IdSchema, taskId: TaskIdSchema }).strict();
-const Seconds = z.number().int().positive().max(24 * 3600);
+const Seconds = z
+  .number()
+  .int()
+  .positive()
+  .max(24 * 3600);
 
 /** What the operator's shell line answers: the task, and for a foreground run its output or handover notice. */
 export const ShellResultSchema = z.object({
@@ -79,7 +83,7 @@ export const contract = defineContract({
     postMessage: request({
       input: z.object({ sessionId: IdSchema, text: MessageTextSchema }).strict(),
       output: MessageSchema,
-      summary: 'The person\'s message: stored at once, then answered by the agent in a turn (after any turn in flight)',
+      summary: "The person's message: stored at once, then answered by the agent in a turn (after any turn in flight)",
     }),
     cancelTurn: request({
       input: BySession,
@@ -105,7 +109,7 @@ export const contract = defineContract({
     listPermissions: request({
       input: BySession,
       output: z.object({ pending: z.array(PermissionRequestSchema), grants: z.array(GrantSchema) }),
-      summary: 'Commands waiting for the person\'s answer, and the grants of this session',
+      summary: "Commands waiting for the person's answer, and the grants of this session",
     }),
     waitingPermissions: request({
       input: Empty,
@@ -130,7 +134,7 @@ export const contract = defineContract({
     runShell: request({
       input: z.object({ sessionId: IdSchema, command: CommandSchema, background: z.boolean().default(false) }).strict(),
       output: ShellResultSchema,
-      summary: 'The operator\'s shell line (!cmd in the foreground, &cmd in the background), shown in the transcript',
+      summary: "The operator's shell line (!cmd in the foreground, &cmd in the background), shown in the transcript",
     }),
     startTask: request({
       input: z
@@ -146,7 +150,11 @@ export const contract = defineContract({
       output: TaskRowSchema,
       summary: 'Start a background task (queued when the pool is at its cap)',
     }),
-    listTasks: request({ input: BySession, output: TaskListSchema, summary: 'Every task of a session, oldest first, with the running count' }),
+    listTasks: request({
+      input: BySession,
+      output: TaskListSchema,
+      summary: 'Every task of a session, oldest first, with the running count',
+    }),
     getTask: request({
       input: ByTask.extend({ tail: TailLinesSchema.optional() }).strict(),
       output: TaskWithOutputSchema,
@@ -170,18 +178,26 @@ export const contract = defineContract({
       summary: 'Raw log bytes from an offset (default: the last 256 KiB), to follow a task in a terminal view',
     }),
     writeTask: request({
-      input: ByTask.extend({ data: z.string().min(1).max(64 * 1024) }).strict(),
+      input: ByTask.extend({
+        data: z
+          .string()
+          .min(1)
+          .max(64 * 1024),
+      }).strict(),
       output: z.object({ written: z.number().int() }),
-      summary: 'Type into a running task\'s terminal (to answer a prompt)',
+      summary: "Type into a running task's terminal (to answer a prompt)",
     }),
     searchTaskLog: request({
-      input: ByTask.extend({ query: z.string().min(1).max(500), maxMatches: z.number().int().positive().max(5_000).default(500) }).strict(),
+      input: ByTask.extend({
+        query: z.string().min(1).max(500),
+        maxMatches: z.number().int().positive().max(5_000).default(500),
+      }).strict(),
       output: z.object({
         matches: z.array(z.object({ line: z.number().int().positive(), text: z.string() })),
         truncated: z.boolean(),
         linesSearched: z.number().int().nonnegative(),
       }),
-      summary: 'Search a task\'s whole log on disk (case-insensitive, escape sequences ignored)',
+      summary: "Search a task's whole log on disk (case-insensitive, escape sequences ignored)",
     }),
     reapTasks: request({
       input: BySession,
@@ -198,16 +214,32 @@ export const contract = defineContract({
     }),
   },
   events: {
-    sessionUpserted: event({ payload: z.object({ session: SessionSchema }), summary: 'A session was created or changed' }),
+    sessionUpserted: event({
+      payload: z.object({ session: SessionSchema }),
+      summary: 'A session was created or changed',
+    }),
     sessionDeleted: event({ payload: z.object({ id: IdSchema }), summary: 'A session was deleted' }),
     messageAdded: event({ payload: z.object({ message: MessageSchema }), summary: 'A message joined a transcript' }),
-    messageUpdated: event({ payload: z.object({ message: MessageSchema }), summary: 'A message changed (streaming text, a tool call settling)' }),
-    permissionRequested: event({ payload: z.object({ request: PermissionRequestSchema }), summary: 'The model wants to run a command that needs the person\'s answer' }),
+    messageUpdated: event({
+      payload: z.object({ message: MessageSchema }),
+      summary: 'A message changed (streaming text, a tool call settling)',
+    }),
+    permissionRequested: event({
+      payload: z.object({ request: PermissionRequestSchema }),
+      summary: "The model wants to run a command that needs the person's answer",
+    }),
     permissionResolved: event({
-      payload: z.object({ sessionId: IdSchema, requestId: z.string(), answer: z.union([PermissionAnswerSchema, z.literal('withdrawn')]) }),
+      payload: z.object({
+        sessionId: IdSchema,
+        requestId: z.string(),
+        answer: z.union([PermissionAnswerSchema, z.literal('withdrawn')]),
+      }),
       summary: 'A pending request was answered, or withdrawn (its turn ended)',
     }),
-    grantsChanged: event({ payload: z.object({ sessionId: IdSchema, grants: z.array(GrantSchema) }), summary: 'The grants of a session changed' }),
+    grantsChanged: event({
+      payload: z.object({ sessionId: IdSchema, grants: z.array(GrantSchema) }),
+      summary: 'The grants of a session changed',
+    }),
     openTask: event({
       payload: z.object({ sessionId: IdSchema, taskId: TaskIdSchema }),
       summary: 'The person asked (from a notification or the tray) to see this task',

@@ -37,7 +37,9 @@ export function importsOf(source: string): string[] {
 function resolvesInto(file: string, specifier: string, folder: string): boolean {
   if (specifier.startsWith('@shared/')) return folder === 'shared';
   if (!specifier.startsWith('.')) return false;
-  const target = relative(root, resolve(root, file, '..', specifier)).split(sep).join('/');
+  const target = relative(root, resolve(root, file, '..', specifier))
+    .split(sep)
+    .join('/');
   return target === folder || target.startsWith(`${folder}/`);
 }
 
@@ -54,9 +56,11 @@ function violations(files: string[], rule: (file: string, specifier: string) => 
 
 describe('layering', () => {
   it('finds imports of every form (the checker itself works)', () => {
-    expect(importsOf(`import a from 'x'; import type { B } from "y"; export * from './z.js'; await import('w'); require('v'); import 'side';`)).toEqual(
-      expect.arrayContaining(['x', 'y', './z.js', 'w', 'v', 'side']),
-    );
+    expect(
+      importsOf(
+        `import a from 'x'; import type { B } from "y"; export * from './z.js'; await import('w'); require('v'); import 'side';`,
+      ),
+    ).toEqual(expect.arrayContaining(['x', 'y', './z.js', 'w', 'v', 'side']));
   });
 
   it('renderer/ imports only shared/ and its own files, plus browser packages (never Node or Electron)', () => {
@@ -64,7 +68,8 @@ describe('layering', () => {
     expect(files.length).toBeGreaterThan(3);
     const found = violations(files, (file, specifier) => {
       if (resolvesInto(file, specifier, 'shared')) return null;
-      if (specifier.startsWith('.')) return resolvesInto(file, specifier, 'renderer') ? null : 'leaves renderer/ for somewhere other than shared/';
+      if (specifier.startsWith('.'))
+        return resolvesInto(file, specifier, 'renderer') ? null : 'leaves renderer/ for somewhere other than shared/';
       if (NODE_BUILTINS.has(specifier)) return 'Node built-ins do not exist in the page';
       if (specifier === 'electron' || specifier.startsWith('electron/')) return 'the page never touches Electron';
       if (specifier.startsWith('@shared') || specifier.startsWith('/')) return 'unexpected path';
@@ -82,15 +87,21 @@ describe('layering', () => {
       return 'package not allowed in shared/';
     });
     expect(found).toEqual([]);
-    const dom = files.filter((file) => /\b(window|document|localStorage|sessionStorage|navigator)\./.test(readFileSync(join(root, file), 'utf8')));
+    const dom = files.filter((file) =>
+      /\b(window|document|localStorage|sessionStorage|navigator)\./.test(readFileSync(join(root, file), 'utf8')),
+    );
     expect(dom).toEqual([]);
   });
 
   it("only electron/app/ and the Electron entries import 'electron'", () => {
     // This file names 'electron' in its own examples and rules, so it is left out.
-    const files = [...sourceFiles('electron'), ...sourceFiles('shared'), ...sourceFiles('renderer/src'), ...sourceFiles('test'), ...sourceFiles('e2e')].filter(
-      (file) => file !== 'test/layering.test.ts',
-    );
+    const files = [
+      ...sourceFiles('electron'),
+      ...sourceFiles('shared'),
+      ...sourceFiles('renderer/src'),
+      ...sourceFiles('test'),
+      ...sourceFiles('e2e'),
+    ].filter((file) => file !== 'test/layering.test.ts');
     const found = violations(files, (file, specifier) => {
       if (specifier !== 'electron' && !specifier.startsWith('electron/')) return null;
       if (file.startsWith('electron/app/') || ELECTRON_ENTRIES.has(file)) return null;
@@ -101,11 +112,21 @@ describe('layering', () => {
 
   it('nothing imports renderer/', () => {
     const files = [...sourceFiles('electron'), ...sourceFiles('shared'), ...sourceFiles('test'), ...sourceFiles('e2e')];
-    expect(violations(files, (file, specifier) => (resolvesInto(file, specifier, 'renderer') ? 'renderer/ is a leaf' : null))).toEqual([]);
+    expect(
+      violations(files, (file, specifier) =>
+        resolvesInto(file, specifier, 'renderer') ? 'renderer/ is a leaf' : null,
+      ),
+    ).toEqual([]);
   });
 
   it('services under electron/ outside app/ never import electron/app/', () => {
-    const files = sourceFiles('electron').filter((file) => !file.startsWith('electron/app/') && !ELECTRON_ENTRIES.has(file));
-    expect(violations(files, (file, specifier) => (resolvesInto(file, specifier, 'electron/app') ? 'services stay free of Electron' : null))).toEqual([]);
+    const files = sourceFiles('electron').filter(
+      (file) => !file.startsWith('electron/app/') && !ELECTRON_ENTRIES.has(file),
+    );
+    expect(
+      violations(files, (file, specifier) =>
+        resolvesInto(file, specifier, 'electron/app') ? 'services stay free of Electron' : null,
+      ),
+    ).toEqual([]);
   });
 });

@@ -4,11 +4,37 @@ import { byKind, TaskNotices } from '../electron/notify/task-notices.js';
 
 function row(patch: Partial<TaskRow>): TaskRow {
   return {
-    id: 'bg_1', sessionId: 's1', kind: 'command', status: 'running', command: 'npm test', cwd: '/', exitCode: null, signal: null,
-    exitNote: null, error: null, pid: 1, queuedAt: new Date(1000).toISOString(), startedAt: null, endedAt: null, elapsedSeconds: 12,
-    expectedSeconds: null, timeoutSeconds: 60, overdue: false, running: true, silentForSeconds: null, notifyOnFinish: false,
-    adopted: false, foreground: false, leftover: false, lastOutputAt: null, logPath: '/l', logNote: null, containment: 'group', containmentNote: null,
-    leaderExited: false, ...patch,
+    id: 'bg_1',
+    sessionId: 's1',
+    kind: 'command',
+    status: 'running',
+    command: 'npm test',
+    cwd: '/',
+    exitCode: null,
+    signal: null,
+    exitNote: null,
+    error: null,
+    pid: 1,
+    queuedAt: new Date(1000).toISOString(),
+    startedAt: null,
+    endedAt: null,
+    elapsedSeconds: 12,
+    expectedSeconds: null,
+    timeoutSeconds: 60,
+    overdue: false,
+    running: true,
+    silentForSeconds: null,
+    notifyOnFinish: false,
+    adopted: false,
+    foreground: false,
+    leftover: false,
+    lastOutputAt: null,
+    logPath: '/l',
+    logNote: null,
+    containment: 'group',
+    containmentNote: null,
+    leaderExited: false,
+    ...patch,
   };
 }
 const away = { enabled: true, windowFocused: false, sessionTitle: () => 'Fix the build' };
@@ -18,17 +44,26 @@ describe('task notices', () => {
     const notices = new TaskNotices();
     expect(notices.update(row({}), away)).toBeNull();
     const notice = notices.update(row({ status: 'failed', running: false, exitCode: 1 }), away);
-    expect(notice).toEqual({ title: 'Task failed: npm test', body: 'bg_1 in “Fix the build” · exit code 1 · ran 12 s', sessionId: 's1', taskId: 'bg_1' });
+    expect(notice).toEqual({
+      title: 'Task failed: npm test',
+      body: 'bg_1 in “Fix the build” · exit code 1 · ran 12 s',
+      sessionId: 's1',
+      taskId: 'bg_1',
+    });
   });
 
   it('stays quiet when focused, turned off, for shutdown stops, and for tasks never seen running', () => {
     const notices = new TaskNotices();
     notices.update(row({ id: 'a' }), away);
-    expect(notices.update(row({ id: 'a', status: 'succeeded', exitCode: 0 }), { ...away, windowFocused: true })).toBeNull();
+    expect(
+      notices.update(row({ id: 'a', status: 'succeeded', exitCode: 0 }), { ...away, windowFocused: true }),
+    ).toBeNull();
     notices.update(row({ id: 'b' }), away);
     expect(notices.update(row({ id: 'b', status: 'succeeded', exitCode: 0 }), { ...away, enabled: false })).toBeNull();
     notices.update(row({ id: 'c' }), away);
-    expect(notices.update(row({ id: 'c', status: 'stopped', exitNote: 'stopped: Drover was shutting down' }), away)).toBeNull();
+    expect(
+      notices.update(row({ id: 'c', status: 'stopped', exitNote: 'stopped: Drover was shutting down' }), away),
+    ).toBeNull();
     expect(notices.update(row({ id: 'd', status: 'succeeded' }), away)).toBeNull();
     expect(notices.update(row({ id: 'e', status: 'orphaned' }), away)).toBeNull();
   });
@@ -36,7 +71,10 @@ describe('task notices', () => {
   it('keeps the tray count and menu to the running tasks, newest first', () => {
     const notices = new TaskNotices();
     notices.update(row({ id: 'bg_1', queuedAt: new Date(1).toISOString() }), away);
-    notices.update(row({ id: 'bg_2', queuedAt: new Date(2).toISOString(), command: 'tail -f log', kind: 'monitor' }), away);
+    notices.update(
+      row({ id: 'bg_2', queuedAt: new Date(2).toISOString(), command: 'tail -f log', kind: 'monitor' }),
+      away,
+    );
     notices.update(row({ id: 'bg_3', queuedAt: new Date(3).toISOString(), status: 'queued' }), away);
     expect(notices.tray()).toMatchObject({ count: 3, tooltip: 'Drover: 2 shells, 1 monitor running' });
     expect(notices.tray().items.map((i) => i.taskId)).toEqual(['bg_3', 'bg_2', 'bg_1']);

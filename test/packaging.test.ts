@@ -7,7 +7,13 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   main: string;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
-  build: { files: string[]; directories: { buildResources: string }; linux: { icon: string }; mac: { icon: string }; win: { icon: string } };
+  build: {
+    files: string[];
+    directories: { buildResources: string };
+    linux: { icon: string };
+    mac: { icon: string };
+    win: { icon: string };
+  };
 };
 
 // electron-builder cannot run here (it downloads Electron), so its configuration is checked statically.
@@ -21,7 +27,8 @@ describe('installer configuration', () => {
 
   it('has its icons and resources in build/', () => {
     expect(pkg.build.directories.buildResources).toBe('build');
-    for (const icon of [pkg.build.linux.icon, pkg.build.mac.icon, pkg.build.win.icon]) expect(existsSync(join(root, icon)), icon).toBe(true);
+    for (const icon of [pkg.build.linux.icon, pkg.build.mac.icon, pkg.build.win.icon])
+      expect(existsSync(join(root, icon)), icon).toBe(true);
   });
 
   it('pins the versions this machine can install', () => {

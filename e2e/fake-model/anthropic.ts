@@ -56,7 +56,8 @@ function hasTextBlock(answer: Answer): boolean {
 function contentBlocks(answer: Answer): Record<string, unknown>[] {
   const blocks: Record<string, unknown>[] = [];
   if (hasTextBlock(answer)) blocks.push({ type: 'text', text: answer.text });
-  for (const call of answer.toolCalls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.args ?? {} });
+  for (const call of answer.toolCalls)
+    blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.args ?? {} });
   return blocks;
 }
 
@@ -94,14 +95,19 @@ function events(answer: Answer): SseEvent[] {
   let index = 0;
   if (hasTextBlock(answer)) {
     emit('content_block_start', { index, content_block: { type: 'text', text: '' } });
-    for (const piece of splitInto(answer.text ?? '', 3)) emit('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+    for (const piece of splitInto(answer.text ?? '', 3))
+      emit('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
     emit('content_block_stop', { index });
     index += 1;
   }
   for (const call of answer.toolCalls) {
     // The block opens with an empty input, as the real API does; the JSON follows in at least two pieces.
-    emit('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
-    for (const piece of splitInto(call.argsJson, 3)) emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
+    emit('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+    });
+    for (const piece of splitInto(call.argsJson, 3))
+      emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
     emit('content_block_stop', { index });
     index += 1;
   }

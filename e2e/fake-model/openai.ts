@@ -28,7 +28,8 @@ function tools(body: Record<string, unknown>): string[] {
   const offered = Array.isArray(body['tools']) ? body['tools'] : [];
   const names: string[] = [];
   for (const entry of offered) {
-    if (isRecord(entry) && isRecord(entry['function']) && typeof entry['function']['name'] === 'string') names.push(entry['function']['name']);
+    if (isRecord(entry) && isRecord(entry['function']) && typeof entry['function']['name'] === 'string')
+      names.push(entry['function']['name']);
   }
   return names;
 }
@@ -81,11 +82,18 @@ function events(answer: Answer): SseEvent[] {
   for (const piece of splitInto(answer.text ?? '', 3)) out.push(chunk({ content: piece }));
   answer.toolCalls.forEach((call, index) => {
     // The opening delta names the call; the arguments follow in at least two pieces.
-    out.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
-    for (const piece of splitInto(call.argsJson, 3)) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    out.push(
+      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
+    );
+    for (const piece of splitInto(call.argsJson, 3))
+      out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   out.push({
-    data: safeJson({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason(answer) }], usage: usage(answer) }),
+    data: safeJson({
+      ...base,
+      choices: [{ index: 0, delta: {}, finish_reason: finishReason(answer) }],
+      usage: usage(answer),
+    }),
   });
   out.push({ data: '[DONE]' });
   return out;

@@ -91,7 +91,8 @@ export async function startFakeModelServer(dialect: Dialect): Promise<FakeModelS
   function resolveReply(reply: ScriptedReply, request: RecordedRequest): PlainReply {
     let current = reply;
     for (let depth = 0; typeof current === 'function'; depth++) {
-      if (depth >= MAX_REPLY_FUNCTION_DEPTH) throw new Error(`reply functions nested deeper than ${MAX_REPLY_FUNCTION_DEPTH}`);
+      if (depth >= MAX_REPLY_FUNCTION_DEPTH)
+        throw new Error(`reply functions nested deeper than ${MAX_REPLY_FUNCTION_DEPTH}`);
       current = current(request);
     }
     return current;
@@ -100,10 +101,16 @@ export async function startFakeModelServer(dialect: Dialect): Promise<FakeModelS
   function toAnswer(reply: TextReply | ToolReply, request: RecordedRequest, requestNumber: number): Answer {
     const toolCalls = ('toolCalls' in reply ? reply.toolCalls : []).map((call) => {
       const args = call.args === undefined ? {} : call.args;
-      return { id: call.id ?? `${dialect.toolCallIdPrefix}${++toolCallCounter}`, name: call.name, args, argsJson: safeJson(args) };
+      return {
+        id: call.id ?? `${dialect.toolCallIdPrefix}${++toolCallCounter}`,
+        name: call.name,
+        args,
+        argsJson: safeJson(args),
+      };
     });
     const text = reply.text ?? (toolCalls.length === 0 ? '' : undefined);
-    const outputChars = (text ?? '').length + toolCalls.reduce((sum, call) => sum + call.name.length + call.argsJson.length, 0);
+    const outputChars =
+      (text ?? '').length + toolCalls.reduce((sum, call) => sum + call.name.length + call.argsJson.length, 0);
     const body = request.body as Record<string, unknown>;
     return {
       text,
@@ -134,7 +141,11 @@ export async function startFakeModelServer(dialect: Dialect): Promise<FakeModelS
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path !== dialect.path) {
       req.resume();
-      sendError(res, 404, `fake model (${dialect.kind}): no route for ${req.method ?? '?'} ${path}; only POST ${dialect.path} is served`);
+      sendError(
+        res,
+        404,
+        `fake model (${dialect.kind}): no route for ${req.method ?? '?'} ${path}; only POST ${dialect.path} is served`,
+      );
       return;
     }
     if (req.method !== 'POST') {
@@ -176,7 +187,11 @@ export async function startFakeModelServer(dialect: Dialect): Promise<FakeModelS
     try {
       reply = resolveReply(scripted, recorded);
     } catch (error) {
-      sendError(res, 500, `fake model: the scripted reply function for request ${requestNumber} threw: ${(error as Error).message}`);
+      sendError(
+        res,
+        500,
+        `fake model: the scripted reply function for request ${requestNumber} threw: ${(error as Error).message}`,
+      );
       return;
     }
 
@@ -187,7 +202,10 @@ export async function startFakeModelServer(dialect: Dialect): Promise<FakeModelS
     if ('status' in reply) {
       const headers = { ...reply.headers };
       if (!hasHeader(headers, 'retry-after-ms') && !hasHeader(headers, 'retry-after')) headers['retry-after-ms'] = '0';
-      const payload = reply.body === undefined ? dialect.errorBody(reply.status, `fake model: scripted HTTP ${reply.status} for request ${requestNumber}`) : reply.body;
+      const payload =
+        reply.body === undefined
+          ? dialect.errorBody(reply.status, `fake model: scripted HTTP ${reply.status} for request ${requestNumber}`)
+          : reply.body;
       sendJson(res, reply.status, payload, headers);
       return;
     }
@@ -196,14 +214,19 @@ export async function startFakeModelServer(dialect: Dialect): Promise<FakeModelS
       await sendAnswer(res, toAnswer(reply, recorded, requestNumber), recorded.stream);
       return;
     }
-    sendError(res, 500, `fake model: scripted reply for request ${requestNumber} is none of text, toolCalls, status or hangMs: ${safeJson(reply)}`);
+    sendError(
+      res,
+      500,
+      `fake model: scripted reply for request ${requestNumber} is none of text, toolCalls, status or hangMs: ${safeJson(reply)}`,
+    );
   }
 
   const server = createServer((req, res) => {
     req.on('error', () => {});
     res.on('error', () => {});
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendError(res, 500, `fake model: internal error: ${(error as Error)?.message ?? String(error)}`);
+      if (!res.headersSent)
+        sendError(res, 500, `fake model: internal error: ${(error as Error)?.message ?? String(error)}`);
       else res.destroy();
     });
   });
@@ -230,7 +253,8 @@ export async function startFakeModelServer(dialect: Dialect): Promise<FakeModelS
     },
     waitForRequests(n: number, timeoutMs = DEFAULT_WAIT_MS): Promise<RecordedRequest[]> {
       if (requests.length >= n) return Promise.resolve([...requests]);
-      if (closed) return Promise.reject(new Error(`fake model: server closed with ${requests.length} of ${n} requests received`));
+      if (closed)
+        return Promise.reject(new Error(`fake model: server closed with ${requests.length} of ${n} requests received`));
       return new Promise((resolve, reject) => {
         const waiter: Waiter = {
           n,
@@ -251,7 +275,9 @@ export async function startFakeModelServer(dialect: Dialect): Promise<FakeModelS
         timers.clear();
         for (const waiter of waiters) {
           clearTimeout(waiter.timer);
-          waiter.reject(new Error(`fake model: server closed with ${requests.length} of ${waiter.n} requests received`));
+          waiter.reject(
+            new Error(`fake model: server closed with ${requests.length} of ${waiter.n} requests received`),
+          );
         }
         waiters.clear();
         server.close(() => resolve());

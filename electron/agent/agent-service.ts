@@ -1,5 +1,14 @@
 import type { Outcome } from '../permissions/permission-service.js';
-import { generateText, jsonSchema, NoSuchToolError, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from 'ai';
+import {
+  generateText,
+  jsonSchema,
+  NoSuchToolError,
+  stepCountIs,
+  streamText,
+  tool,
+  type LanguageModel,
+  type ToolSet,
+} from 'ai';
 import { z } from 'zod';
 import type { DroverContract } from '../../shared/contract.js';
 import type { Message } from '../../shared/schemas/message.js';
@@ -62,7 +71,11 @@ export class AgentService {
   }
 
   /** Stores the message and runs a turn for it once any turn in flight has ended. */
-  submit(sessionId: string, text: string, options: { automated?: boolean } = {}): { message: Message; done: Promise<void> } {
+  submit(
+    sessionId: string,
+    text: string,
+    options: { automated?: boolean } = {},
+  ): { message: Message; done: Promise<void> } {
     const message = this.#deps.sessions.postUserMessage(sessionId, text, options);
     const done = this.#enqueue(sessionId, () => this.#runTurn(sessionId, options.automated ?? false));
     return { message, done };
@@ -87,7 +100,10 @@ export class AgentService {
     const previous = this.#locks.get(sessionId) ?? Promise.resolve();
     // A turn that fails past its own handling (the transcript cannot be written: a full disk) is
     // logged; it never becomes an unhandled rejection that would end the host.
-    const guarded = () => work().catch((error: unknown) => this.#deps.log?.(`a turn in session ${sessionId} failed: ${(error as Error).message}`));
+    const guarded = () =>
+      work().catch((error: unknown) =>
+        this.#deps.log?.(`a turn in session ${sessionId} failed: ${(error as Error).message}`),
+      );
     const next = previous.then(guarded, guarded).finally(() => {
       if (this.#locks.get(sessionId) === next) this.#locks.delete(sessionId);
     });
@@ -122,7 +138,13 @@ export class AgentService {
         stopWhen: stepCountIs(MAX_STEPS_PER_TURN),
         abortSignal: turn.controller.signal,
         maxRetries: MODEL_RETRIES,
-        experimental_repairToolCall: async ({ toolCall, error: callError }: { toolCall: { toolName: string; input: string }; error: unknown }) => {
+        experimental_repairToolCall: async ({
+          toolCall,
+          error: callError,
+        }: {
+          toolCall: { toolName: string; input: string };
+          error: unknown;
+        }) => {
           // Other agents' tool names are accepted as aliases of ours.
           if (!NoSuchToolError.isInstance(callError)) return null;
           const resolved = resolveCall(this.#deps.tools, toolCall.toolName, safeJson(toolCall.input));
@@ -154,7 +176,13 @@ export class AgentService {
       } else {
         error = describeModelError(caught);
         writer.endText('error');
-        sessions.append({ sessionId, role: 'system', text: `The model request failed: ${error}`, status: 'error', automated });
+        sessions.append({
+          sessionId,
+          role: 'system',
+          text: `The model request failed: ${error}`,
+          status: 'error',
+          automated,
+        });
         this.#deps.log?.(`turn failed in session ${sessionId}: ${error}`);
       }
     } finally {
@@ -186,15 +214,24 @@ export class AgentService {
               onTask: (taskId) => writer.attachTask(row, taskId),
               permit: async (command, cwd, background) => {
                 let asked = false;
-                const result = await this.#deps.permit({ sessionId, command, cwd, background }, turn.controller.signal, () => {
-                  asked = true;
-                  writer.toolStatus(row, 'waiting');
-                });
+                const result = await this.#deps.permit(
+                  { sessionId, command, cwd, background },
+                  turn.controller.signal,
+                  () => {
+                    asked = true;
+                    writer.toolStatus(row, 'waiting');
+                  },
+                );
                 if (asked && result.allowed) writer.toolStatus(row, 'running');
                 return result;
               },
             });
-            writer.toolFinished(row, outcome.text, outcome.rejected ? 'rejected' : outcome.failed ? 'error' : 'done', outcome.taskId);
+            writer.toolFinished(
+              row,
+              outcome.text,
+              outcome.rejected ? 'rejected' : outcome.failed ? 'error' : 'done',
+              outcome.taskId,
+            );
             return outcome.text;
           } catch (failure) {
             const text = `Error: ${failure instanceof Error ? failure.message : String(failure)}`;
@@ -226,7 +263,13 @@ class TranscriptWriter {
 
   text(delta: string): void {
     if (!delta) return;
-    this.#message ??= this.#sessions.append({ sessionId: this.#sessionId, role: 'assistant', text: '', status: 'streaming', automated: this.#automated });
+    this.#message ??= this.#sessions.append({
+      sessionId: this.#sessionId,
+      role: 'assistant',
+      text: '',
+      status: 'streaming',
+      automated: this.#automated,
+    });
     this.#text += delta;
     this.#flushTimer ??= setTimeout(() => {
       try {

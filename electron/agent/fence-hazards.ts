@@ -100,9 +100,31 @@ const MARKER = String.raw`${OPEN}${BRACKET_INSIDE}${spelledLoosely(FENCE_TAG)}(?
  */
 const PIPE_TOKEN = String.raw`${OPEN}\|(?<pipeName>[^|<>\s]{1,40})\|${CLOSE}`;
 const SYS_TOKEN = String.raw`<<\s*(?<sysSlash>/?)\s*(?<sysName>sys)\s*>>`;
-const ANGLE_TOKEN_NAMES = ['s', 'bos', 'eos', 'im_start', 'im_end', 'start_of_turn', 'end_of_turn', 'think', 'tool_call', 'tool_response', 'file_sep', 'reponame'];
+const ANGLE_TOKEN_NAMES = [
+  's',
+  'bos',
+  'eos',
+  'im_start',
+  'im_end',
+  'start_of_turn',
+  'end_of_turn',
+  'think',
+  'tool_call',
+  'tool_response',
+  'file_sep',
+  'reponame',
+];
 const ANGLE_TOKEN = String.raw`${OPEN}(?<angleInside>${BRACKET_INSIDE})(?<angleName>${ANGLE_TOKEN_NAMES.map(spelledLoosely).join('|')}|fim_[a-z]+)\s*${CLOSE}`;
-const BRACKET_TOKEN_NAMES = ['inst', 'sys', 'system_prompt', 'tool_calls', 'available_tools', 'tool_results', 'tool_content', 'think'];
+const BRACKET_TOKEN_NAMES = [
+  'inst',
+  'sys',
+  'system_prompt',
+  'tool_calls',
+  'available_tools',
+  'tool_results',
+  'tool_content',
+  'think',
+];
 const BRACKET_TOKEN = String.raw`\[\s*(?<bracketSlash>/?)\s*(?<bracketName>${BRACKET_TOKEN_NAMES.map(spelledLoosely).join('|')})\s*\]`;
 const TOKEN = `${SYS_TOKEN}|${PIPE_TOKEN}|${ANGLE_TOKEN}|${BRACKET_TOKEN}`;
 
@@ -114,9 +136,21 @@ const TOKEN = `${SYS_TOKEN}|${PIPE_TOKEN}|${ANGLE_TOKEN}|${BRACKET_TOKEN}`;
  * that reads `</function_results>` in output may believe the tool result ended there.
  */
 export const HARNESS_TAG_NAMES = [
-  'system-reminder', 'system', 'user', 'assistant', 'human',
-  'function_calls', 'function_results', 'function_result', 'invoke', 'parameter',
-  'thinking', 'tool_calls', 'tool_use', 'tool_results', 'tool_result',
+  'system-reminder',
+  'system',
+  'user',
+  'assistant',
+  'human',
+  'function_calls',
+  'function_results',
+  'function_result',
+  'invoke',
+  'parameter',
+  'thinking',
+  'tool_calls',
+  'tool_use',
+  'tool_results',
+  'tool_result',
 ];
 const TAG = String.raw`${OPEN}(?<tagInside>${BRACKET_INSIDE})(?:[a-z]{1,20}:)?(?<tagName>${HARNESS_TAG_NAMES.map(spelledLoosely).join('|')})${ATTRIBUTES}${CLOSE}`;
 
@@ -133,7 +167,10 @@ const ROLE_LINE = String.raw`(?<=^|\n)[\t >*_\-]*(?:#{1,6}[\t ]*[*_]*(?:${HEADED
  * Compiled once: the pattern is large, and a /iu pattern with Unicode classes takes about 10 ms to
  * compile, so the nonce (new for every read) is looked for on its own.
  */
-const HAZARD_PATTERN = new RegExp([`(?<marker>${MARKER})`, `(?<token>${TOKEN})`, `(?<tag>${TAG})`, `(?<role>${ROLE_LINE})`].join('|'), 'giu');
+const HAZARD_PATTERN = new RegExp(
+  [`(?<marker>${MARKER})`, `(?<token>${TOKEN})`, `(?<tag>${TAG})`, `(?<role>${ROLE_LINE})`].join('|'),
+  'giu',
+);
 
 /** Every hazard in a normalised copy, in order and disjoint. */
 export function findHazards(normalised: string, nonce?: string): Hazard[] {
@@ -141,7 +178,12 @@ export function findHazards(normalised: string, nonce?: string): Hazard[] {
   for (const match of normalised.matchAll(HAZARD_PATTERN)) {
     const groups = match.groups!;
     const end = match.index + match[0].length;
-    hazards.push({ start: match.index, end, replacement: replacementFor(groups, nonce), keepOriginal: Boolean(groups.role) });
+    hazards.push({
+      start: match.index,
+      end,
+      replacement: replacementFor(groups, nonce),
+      keepOriginal: Boolean(groups.role),
+    });
   }
   return nonce ? withNonceLeaks(hazards, normalised, nonce) : hazards;
 }
@@ -193,7 +235,10 @@ function closingSlash(bracketInside: string | undefined): string {
   return bracketInside && SLASH_ANYWHERE.test(bracketInside) ? '/' : '';
 }
 
-const TAG_NAME_SPELLINGS = HARNESS_TAG_NAMES.map((name) => ({ name, spelling: new RegExp(`^${spelledLoosely(name)}$`, 'iu') }));
+const TAG_NAME_SPELLINGS = HARNESS_TAG_NAMES.map((name) => ({
+  name,
+  spelling: new RegExp(`^${spelledLoosely(name)}$`, 'iu'),
+}));
 
 /** `Function  Calls` → `function_calls`: the name as harnesses spell it. */
 function harnessTagName(spelled: string): string {

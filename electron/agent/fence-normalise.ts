@@ -21,7 +21,7 @@ export function matchingCopy(original: string): MatchingCopy {
   let text = '';
   const from: number[] = [];
   const to: number[] = [];
-  for (let index = 0; index < original.length; ) {
+  for (let index = 0; index < original.length;) {
     const point = original.codePointAt(index)!;
     const width = point > 0xffff ? 2 : 1;
     const folded = foldCodePoint(point);
@@ -98,7 +98,11 @@ function foldChar(char: string, depth: number): string {
 const UTS39_PROTOTYPES = createRequire(import.meta.url)('unhomoglyph/data.json') as Readonly<Record<string, string>>;
 
 function tableOf(entries: Record<string, string>): ReadonlyMap<string, string> {
-  return new Map(Object.entries(entries).flatMap(([ascii, lookAlikes]) => [...lookAlikes].map((lookAlike): [string, string] => [lookAlike, ascii])));
+  return new Map(
+    Object.entries(entries).flatMap(([ascii, lookAlikes]) =>
+      [...lookAlikes].map((lookAlike): [string, string] => [lookAlike, ascii]),
+    ),
+  );
 }
 
 /**
@@ -112,7 +116,7 @@ const PUNCTUATION_LOOK_ALIKES = tableOf({
   '\\': '\u2216\u29F5\u29F9\u2572\u27CD',
   '|': '\u2223\u01C0\u05C0\u2758\u23D0\u2502\u2503\u0964\u07CA\u2D4F',
   '-': '\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\u02D7\u2796\u2E3A\u2E3B\u30FC\uA7F7',
-  '_': '\u2017',
+  _: '\u2017',
   '[': '\u27E6\u3010\u3014\u301A\u2045\u298B',
   ']': '\u27E7\u3011\u3015\u301B\u2046\u298C',
 });

@@ -12,7 +12,8 @@ export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
   let results: Extract<ModelMessage, { role: 'tool' }> | null = null;
 
   const flush = () => {
-    if (assistant && (typeof assistant.content === 'string' ? assistant.content : assistant.content.length) ) out.push(assistant);
+    if (assistant && (typeof assistant.content === 'string' ? assistant.content : assistant.content.length))
+      out.push(assistant);
     if (results && results.content.length) out.push(results);
     assistant = null;
     results = null;
@@ -23,26 +24,43 @@ export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
       // A new step begins when text follows tool calls.
       if (results) flush();
       assistant ??= { role: 'assistant', content: [] };
-      if (message.text && Array.isArray(assistant.content)) assistant.content.push({ type: 'text', text: message.text });
+      if (message.text && Array.isArray(assistant.content))
+        assistant.content.push({ type: 'text', text: message.text });
       continue;
     }
     if (message.role === 'tool' && message.toolCallId && message.toolName) {
       assistant ??= { role: 'assistant', content: [] };
       results ??= { role: 'tool', content: [] };
       if (Array.isArray(assistant.content)) {
-        assistant.content.push({ type: 'tool-call', toolCallId: message.toolCallId, toolName: message.toolName, input: message.toolArgs ?? {} });
+        assistant.content.push({
+          type: 'tool-call',
+          toolCallId: message.toolCallId,
+          toolName: message.toolName,
+          input: message.toolArgs ?? {},
+        });
       }
       results.content.push({
         type: 'tool-result',
         toolCallId: message.toolCallId,
         toolName: message.toolName,
-        output: { type: 'text', value: message.toolResult ?? (message.status === 'cancelled' ? 'The turn was cancelled before this call finished.' : 'No result was recorded.') },
+        output: {
+          type: 'text',
+          value:
+            message.toolResult ??
+            (message.status === 'cancelled'
+              ? 'The turn was cancelled before this call finished.'
+              : 'No result was recorded.'),
+        },
       });
       continue;
     }
     flush();
     if (message.role === 'user') out.push({ role: 'user', content: message.text });
-    else if (message.role === 'tool') out.push({ role: 'user', content: `(The person ran a shell command themselves: \`${message.text}\`${message.taskId ? `, task ${message.taskId}` : ''}.)` });
+    else if (message.role === 'tool')
+      out.push({
+        role: 'user',
+        content: `(The person ran a shell command themselves: \`${message.text}\`${message.taskId ? `, task ${message.taskId}` : ''}.)`,
+      });
     else if (message.role === 'system') out.push({ role: 'user', content: `(Note from Drover: ${message.text})` });
   }
   flush();

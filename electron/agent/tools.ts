@@ -2,7 +2,13 @@ import type { Outcome } from '../permissions/permission-service.js';
 import { z } from 'zod';
 import { DroverError } from '../../shared/ipc/errors.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
-import { ListTasksInput, ReadTaskOutputInput, ReapTasksInput, RunCommandInput, StopTaskInput } from '../../shared/schemas/tools.js';
+import {
+  ListTasksInput,
+  ReadTaskOutputInput,
+  ReapTasksInput,
+  RunCommandInput,
+  StopTaskInput,
+} from '../../shared/schemas/tools.js';
 import type { TaskPool } from '../pool/pool.js';
 import { adoptionNotice, formatDuration, refusedAdoptionNotice } from '../pool/adoption.js';
 import { countLogNewlines, readLogRange } from '../pool/task-log.js';
@@ -65,7 +71,10 @@ const ALIAS_DEFAULTS: Record<string, Record<string, unknown>> = {
 export const LIST_TOOL = 'list_tasks';
 
 function unknownTask(id: string): DroverError {
-  return new DroverError('not_found', `No task "${id}" in this session. Call ${LIST_TOOL} to see the task ids; do not assume it finished.`);
+  return new DroverError(
+    'not_found',
+    `No task "${id}" in this session. Call ${LIST_TOOL} to see the task ids; do not assume it finished.`,
+  );
 }
 
 function statusLine(row: TaskRow): string {
@@ -112,7 +121,9 @@ async function readInlineOutput(logPath: string, windowBytes: number, tailLines?
   let cut = tailLines === undefined ? lineStartFrom(bytes, earliest) : newestLinesStart(bytes, tailLines, earliest);
   let text = await renderTerminalText(bytes.subarray(cut));
   while (text.length > INLINE_OUTPUT_MAX_CHARS) {
-    const keep = Math.floor((bytes.length - cut) * Math.min(INLINE_RETRY_SHARE_MAX, INLINE_OUTPUT_MAX_CHARS / text.length));
+    const keep = Math.floor(
+      (bytes.length - cut) * Math.min(INLINE_RETRY_SHARE_MAX, INLINE_OUTPUT_MAX_CHARS / text.length),
+    );
     // A line start soon after the aim is taken; one far after it would hide the end of a long line.
     cut = lineStartFrom(bytes, bytes.length - keep, keep / 2);
     text = await renderTerminalText(bytes.subarray(cut));
@@ -201,7 +212,9 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
             `Started background task ${started.id}: ${started.status}${started.pid ? `, pid ${started.pid}` : ''}, in ${started.cwd}.`,
             `Hard timeout ${formatDuration(started.timeoutSeconds)}. Log: ${started.logPath}.`,
             started.error ? `It could not start: ${started.error}.` : '',
-            started.notifyOnFinish ? 'You will be woken when it ends; you may end your turn.' : 'Read it with read_task_output; wait with wait: true.',
+            started.notifyOnFinish
+              ? 'You will be woken when it ends; you may end your turn.'
+              : 'Read it with read_task_output; wait with wait: true.',
           ]
             .filter(Boolean)
             .join('\n'),
@@ -218,7 +231,10 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
       const refused = context.signal.aborted ? 'the turn was cancelled' : pool.adopt(record.id);
       if (refused === null) {
         const adopted = pool.row(context.sessionId, record.id);
-        const notice = adoptionNotice(adopted, waitMs, { read: `read_task_output task_id="${adopted.id}"`, stop: `stop_task task_id="${adopted.id}"` });
+        const notice = adoptionNotice(adopted, waitMs, {
+          read: `read_task_output task_id="${adopted.id}"`,
+          stop: `stop_task task_id="${adopted.id}"`,
+        });
         return { taskId: record.id, text: `${notice}\nOutput so far:\n${await output(adopted)}` };
       }
       await pool.stop(context.sessionId, record.id, context.signal.aborted ? 'cancelled' : 'refused', refused);
@@ -233,10 +249,13 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
   const listTasks: AgentTool = {
     name: LIST_TOOL,
     aliases: ['shell_tasks', 'background_list', 'BashList'],
-    description: 'Every task of this session: id, status, elapsed and estimate, overdue, silence, pid, command, cwd, times and log path.',
+    description:
+      'Every task of this session: id, status, elapsed and estimate, overdue, silence, pid, command, cwd, times and log path.',
     input: ListTasksInput,
     async execute(args: z.output<typeof ListTasksInput>, context) {
-      const rows = pool.list(context.sessionId).filter((task) => args.include_settled || task.running || task.status === 'queued' || task.leftover);
+      const rows = pool
+        .list(context.sessionId)
+        .filter((task) => args.include_settled || task.running || task.status === 'queued' || task.leftover);
       if (rows.length === 0) return { text: 'No tasks in this session.' };
       const lines = rows.map((task) =>
         [
@@ -262,14 +281,23 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
 
   const readOutput: AgentTool = {
     name: 'read_task_output',
-    aliases: ['shell_output', 'bash_output', 'task_output', 'background_output', 'background_wait', 'BashOutput', 'TaskOutput'],
+    aliases: [
+      'shell_output',
+      'bash_output',
+      'task_output',
+      'background_output',
+      'background_wait',
+      'BashOutput',
+      'TaskOutput',
+    ],
     description:
-      'Read a task\'s output (newest 30,000 characters inline) and status. wait: true blocks until it ends or the timeout ' +
+      "Read a task's output (newest 30,000 characters inline) and status. wait: true blocks until it ends or the timeout " +
       '(default 60 s, at most 300 s); a timeout is a normal answer meaning it is still running.',
     input: ReadTaskOutputInput,
     async execute(args: z.output<typeof ReadTaskOutputInput>, context) {
       let current = row(context.sessionId, args.task_id);
-      let retrieval: 'success' | 'not_ready' | 'timeout' = current.running || current.status === 'queued' ? 'not_ready' : 'success';
+      let retrieval: 'success' | 'not_ready' | 'timeout' =
+        current.running || current.status === 'queued' ? 'not_ready' : 'success';
       if (args.wait && retrieval === 'not_ready') {
         const settled = await pool.waitFor(args.task_id, args.timeout_seconds * 1000, context.signal);
         current = pool.row(context.sessionId, args.task_id);
@@ -283,21 +311,30 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
         `log_path: ${current.logPath}`,
         ...(current.logNote ? [`log_note: ${current.logNote}`] : []),
       ];
-      if (retrieval === 'timeout') head.push(`Still running after waiting ${args.timeout_seconds} s; wait again or keep working.`);
-      return { taskId: current.id, text: `${head.join('\n')}${failureWarning(current)}\n${await output(current, args.tail_lines)}` };
+      if (retrieval === 'timeout')
+        head.push(`Still running after waiting ${args.timeout_seconds} s; wait again or keep working.`);
+      return {
+        taskId: current.id,
+        text: `${head.join('\n')}${failureWarning(current)}\n${await output(current, args.tail_lines)}`,
+      };
     },
   };
 
   const stopTask: AgentTool = {
     name: 'stop_task',
     aliases: ['background_stop', 'task_stop', 'kill_shell', 'KillShell'],
-    description: 'Stop a task by id: its whole process group (SIGTERM, then SIGKILL after a grace). Reaches leftovers of earlier runs too.',
+    description:
+      'Stop a task by id: its whole process group (SIGTERM, then SIGKILL after a grace). Reaches leftovers of earlier runs too.',
     input: StopTaskInput,
     async execute(args: z.output<typeof StopTaskInput>, context) {
       row(context.sessionId, args.task_id);
       const { wasSettled } = await pool.stop(context.sessionId, args.task_id);
       const after = pool.row(context.sessionId, args.task_id);
-      if (wasSettled) return { taskId: after.id, text: `Task ${after.id} had already settled: ${statusLine(after)}. Nothing was stopped.` };
+      if (wasSettled)
+        return {
+          taskId: after.id,
+          text: `Task ${after.id} had already settled: ${statusLine(after)}. Nothing was stopped.`,
+        };
       return { taskId: after.id, text: `Stopped. ${statusLine(after)}.` };
     },
   };
@@ -305,7 +342,8 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
   const reap: AgentTool = {
     name: 'reap_leftovers',
     aliases: ['background_reap'],
-    description: 'End every process of this session still running from an earlier run of Drover (only those provably its own).',
+    description:
+      'End every process of this session still running from an earlier run of Drover (only those provably its own).',
     input: ReapTasksInput,
     async execute(_args: z.output<typeof ReapTasksInput>, context) {
       const report = await pool.reap(context.sessionId);
@@ -321,10 +359,15 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
 }
 
 /** Maps a called name (canonical or alias) and its arguments to our tool and our argument names. */
-export function resolveCall(tools: readonly AgentTool[], name: string, args: unknown): { tool: AgentTool; args: Record<string, unknown> } | null {
+export function resolveCall(
+  tools: readonly AgentTool[],
+  name: string,
+  args: unknown,
+): { tool: AgentTool; args: Record<string, unknown> } | null {
   const tool = tools.find((candidate) => candidate.name === name || candidate.aliases.includes(name));
   if (!tool) return null;
-  const raw = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  const raw =
+    typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   const renamed: Record<string, unknown> = { ...(ALIAS_DEFAULTS[name] ?? {}) };
   for (const [key, value] of Object.entries(raw)) renamed[ARG_ALIASES[key] ?? key] = value;
   return { tool, args: renamed };

@@ -59,7 +59,9 @@ export class WakeScheduler {
     if (used >= this.#deps.maxWakesPerSession()) {
       if (!this.#capLogged.has(sessionId)) {
         this.#capLogged.add(sessionId);
-        this.#deps.log(`background_wake_capped: session ${sessionId} reached ${used} wake-ups; finished tasks no longer start turns`);
+        this.#deps.log(
+          `background_wake_capped: session ${sessionId} reached ${used} wake-ups; finished tasks no longer start turns`,
+        );
       }
       return;
     }
@@ -69,7 +71,9 @@ export class WakeScheduler {
 }
 
 export function describe(row: TaskRow): string {
-  const parts = [`${row.id} (${row.command.length > 80 ? `${row.command.slice(0, 77)}…` : row.command}): ${row.status}`];
+  const parts = [
+    `${row.id} (${row.command.length > 80 ? `${row.command.slice(0, 77)}…` : row.command}): ${row.status}`,
+  ];
   if (row.exitCode !== null) parts.push(`exit code ${row.exitCode}${row.exitNote ? ` (${row.exitNote})` : ''}`);
   else if (row.exitNote) parts.push(row.exitNote);
   parts.push(`runtime ${formatDuration(row.elapsedSeconds)}`);

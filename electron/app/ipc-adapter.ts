@@ -12,12 +12,18 @@ import { isAppUrl } from './protocol.js';
 export function serveContractOverIpc(contract: Contract, endpoint: ServerEndpoint): () => void {
   const names = Object.keys(contract.requests);
   for (const name of names) {
-    ipcMain.handle(REQUEST_CHANNEL_PREFIX + name, (event: IpcMainInvokeEvent, input: unknown): Promise<Result<unknown>> | Result<unknown> => {
-      if (!fromOurFrame(event)) {
-        return { ok: false, error: new DroverError('unauthorized', 'IPC is accepted only from Drover\'s own page').toJSON() };
-      }
-      return endpoint.handle(name, input);
-    });
+    ipcMain.handle(
+      REQUEST_CHANNEL_PREFIX + name,
+      (event: IpcMainInvokeEvent, input: unknown): Promise<Result<unknown>> | Result<unknown> => {
+        if (!fromOurFrame(event)) {
+          return {
+            ok: false,
+            error: new DroverError('unauthorized', "IPC is accepted only from Drover's own page").toJSON(),
+          };
+        }
+        return endpoint.handle(name, input);
+      },
+    );
   }
   const unsubscribe = endpoint.subscribe((name, payload) => {
     for (const window of BrowserWindow.getAllWindows()) {

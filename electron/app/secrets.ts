@@ -31,9 +31,14 @@ export class SafeStorageSecretStore implements SecretStore {
       rmSync(this.#file, { force: true });
       return;
     }
-    if (!safeStorage.isEncryptionAvailable()) throw new Error('No system keychain is available to encrypt the key; set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment instead');
+    if (!safeStorage.isEncryptionAvailable())
+      throw new Error(
+        'No system keychain is available to encrypt the key; set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment instead',
+      );
     if (process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text') {
-      throw new Error('This Linux session has no keyring (only the basic_text backend), so the key would not be protected; set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment instead');
+      throw new Error(
+        'This Linux session has no keyring (only the basic_text backend), so the key would not be protected; set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment instead',
+      );
     }
     writePrivateFileAtomic(this.#file, safeStorage.encryptString(value));
   }

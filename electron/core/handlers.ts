@@ -41,7 +41,10 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     const render = () => pool.output(task.sessionId, task.id, tail);
     if (task.running || !isSettled(task.status)) return outputs.read(null, render);
     // The log's size is in the key, so a settled log that still changed (a late flush) is rendered afresh.
-    const size = await stat(task.logPath).then((info) => info.size, () => -1);
+    const size = await stat(task.logPath).then(
+      (info) => info.size,
+      () => -1,
+    );
     return outputs.read(`${task.sessionId}/${task.id}/${tail ?? 'all'}/${size}`, render);
   };
   return {
@@ -94,7 +97,14 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     runShell: ({ sessionId, command, background }) => d.shell.run(sessionId, command, background),
     startTask: async ({ sessionId, command, cwd, expectedSeconds, timeoutSeconds, notifyOnFinish }) => {
       requireSession(sessionId);
-      const record = await pool.start({ sessionId, command, cwd: cwd ?? d.workingDir, expectedSeconds, timeoutSeconds, notifyOnFinish });
+      const record = await pool.start({
+        sessionId,
+        command,
+        cwd: cwd ?? d.workingDir,
+        expectedSeconds,
+        timeoutSeconds,
+        notifyOnFinish,
+      });
       return pool.row(sessionId, record.id);
     },
     listTasks: ({ sessionId }) => {
@@ -117,7 +127,12 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession(sessionId);
       const range = await readLogRange(pool.row(sessionId, taskId).logPath, fromByte, pool.policy.persistedReadBytes);
       // A slice may start inside a UTF-8 character; the terminal view copes with a replacement mark.
-      return { data: range.bytes.toString('utf8'), fromByte: range.fromByte, toByte: range.toByte, truncated: range.truncated };
+      return {
+        data: range.bytes.toString('utf8'),
+        fromByte: range.fromByte,
+        toByte: range.toByte,
+        truncated: range.truncated,
+      };
     },
     writeTask: ({ sessionId, taskId, data }) => {
       requireSession(sessionId);

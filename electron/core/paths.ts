@@ -3,10 +3,14 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 /** Where the headless host keeps its data when no --data-dir is given. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function defaultDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Drover');
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Drover');
-  const base = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  const base =
+    env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
   return join(base, 'drover');
 }
 

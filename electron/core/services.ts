@@ -90,7 +90,12 @@ export function createServices(options: ServicesOptions): Services {
 function buildServices(options: ServicesOptions, warn: (message: string) => void, lock: { release(): void }): Services {
   const loaded = loadSettings(options.dataDir);
   if (loaded.problem) warn(loaded.problem);
-  const settings = new SettingsService(options.dataDir, options.secrets ?? new FileSecretStore(options.dataDir), loaded, options.env);
+  const settings = new SettingsService(
+    options.dataDir,
+    options.secrets ?? new FileSecretStore(options.dataDir),
+    loaded,
+    options.env,
+  );
 
   const databaseFile = join(options.dataDir, DATABASE_FILE);
   const db = openDatabase(databaseFile, undefined, options.sqliteBinding);
@@ -98,7 +103,10 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   const instanceId = instanceIdFor(meta, options.dataDir);
   const bus = new EventBus(contract);
   // A full disk is a state: Drover starts and serves what it has, says so, and resumes when room returns.
-  const disk = new DiskWatch({ folder: options.dataDir, onChange: (storage) => bus.emit('storageChanged', { storage }) });
+  const disk = new DiskWatch({
+    folder: options.dataDir,
+    onChange: (storage) => bus.emit('storageChanged', { storage }),
+  });
   const owner: FolderOwner = { pid: process.pid, host: options.host, startedAt: Date.now(), address: null };
   const noteOwner = (value: FolderOwner) => {
     try {
@@ -113,11 +121,16 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   const unixOs = process.platform === 'win32' ? null : currentUnixOs();
   // One scan of this instance's marked processes serves the leftover probes and every task's end.
   const marks = unixOs && new MarkScan(unixOs, markFor(instanceId, '').variable);
-  const inspector = options.inspector ?? (unixOs && marks ? unixInspector(unixOs, instanceId, { marks }) : windowsInspector(win32Os(), instanceId, warn));
+  const inspector =
+    options.inspector ??
+    (unixOs && marks ? unixInspector(unixOs, instanceId, { marks }) : windowsInspector(win32Os(), instanceId, warn));
   const identify = (pid: number) => inspector.identify(pid).processStart;
   const containers: ContainerFactory =
-    unixOs && marks ? unixContainers({ instanceId, os: unixOs, mode: options.containment ?? 'auto', marks }) : windowsContainers(win32Os(), identify);
-  if (process.platform === 'linux' && containers.kind !== 'cgroup') warn(`each task is held in ${containers.description}`);
+    unixOs && marks
+      ? unixContainers({ instanceId, os: unixOs, mode: options.containment ?? 'auto', marks })
+      : windowsContainers(win32Os(), identify);
+  if (process.platform === 'linux' && containers.kind !== 'cgroup')
+    warn(`each task is held in ${containers.description}`);
   const pool = new TaskPool({
     disk,
     repo: new TasksRepo(db),
@@ -166,7 +179,9 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     cwd: () => options.workingDir,
     model: () => {
       const provider = settings.provider();
-      return provider ? { model: createLanguageModel(provider.settings, provider.apiKey), streaming: provider.settings.streaming } : null;
+      return provider
+        ? { model: createLanguageModel(provider.settings, provider.apiKey), streaming: provider.settings.streaming }
+        : null;
     },
     log: warn,
   });
@@ -177,12 +192,18 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     log: warn,
   });
   const stopWakes = bus.subscribe((name, payload) => {
-    if (name === 'taskUpdated') wakes.onTaskChanged((payload as { task: Parameters<WakeScheduler['onTaskChanged']>[0] }).task);
+    if (name === 'taskUpdated')
+      wakes.onTaskChanged((payload as { task: Parameters<WakeScheduler['onTaskChanged']>[0] }).task);
   });
 
   const handlers = createHandlers({
     storage: () => disk.state,
-    info: { version: options.version, dataDir: options.dataDir, host: options.host, containment: { kind: containers.kind, detail: containers.description } },
+    info: {
+      version: options.version,
+      dataDir: options.dataDir,
+      host: options.host,
+      containment: { kind: containers.kind, detail: containers.description },
+    },
     dataDir: options.dataDir,
     workingDir: options.workingDir,
     bus,

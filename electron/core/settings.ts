@@ -40,7 +40,10 @@ export function loadSettings(dataDir: string): LoadedSettings {
   const parsed = SettingsSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { settings: {}, problem: `${file}: ${issuePath(issue.path) || 'the file'}: ${issue.message}; using the defaults` };
+    return {
+      settings: {},
+      problem: `${file}: ${issuePath(issue.path) || 'the file'}: ${issue.message}; using the defaults`,
+    };
   }
   return { settings: parsed.data, problem: null };
 }
@@ -127,8 +130,13 @@ export class SettingsService {
         try {
           this.#secrets.set(apiKey);
         } catch (error) {
-          if (isNoRoom(error, this.#dataDir)) throw new DroverError('disk_full', `${fullMessage(this.#dataDir)} The settings were not changed.`, { path: 'provider.apiKey' });
-          throw new DroverError('unavailable', `The API key was not saved: ${(error as Error).message}`, { path: 'provider.apiKey' });
+          if (isNoRoom(error, this.#dataDir))
+            throw new DroverError('disk_full', `${fullMessage(this.#dataDir)} The settings were not changed.`, {
+              path: 'provider.apiKey',
+            });
+          throw new DroverError('unavailable', `The API key was not saved: ${(error as Error).message}`, {
+            path: 'provider.apiKey',
+          });
         }
       }
     }
@@ -163,8 +171,12 @@ export class SettingsService {
       // Private, flushed, then renamed over the old file: a save that fails leaves the old one whole.
       writePrivateFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`);
     } catch (error) {
-      if (isNoRoom(error, this.#dataDir)) throw new DroverError('disk_full', `${fullMessage(this.#dataDir)} The settings were not changed.`);
-      throw new DroverError('unavailable', `The settings could not be saved to ${file} (${(error as Error).message}); they were not changed.`);
+      if (isNoRoom(error, this.#dataDir))
+        throw new DroverError('disk_full', `${fullMessage(this.#dataDir)} The settings were not changed.`);
+      throw new DroverError(
+        'unavailable',
+        `The settings could not be saved to ${file} (${(error as Error).message}); they were not changed.`,
+      );
     }
   }
 }

@@ -42,15 +42,22 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   const restQueues = new FairQueues<object>({ maxInFlight: options.maxInFlightPerConnection });
   let port = options.port;
 
-  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
-    void onRequest(req, res).catch((error: unknown) => {
-      // A client that went away mid-body is not a failure of Drover's: nothing to answer, nothing to log.
-      if (req.destroyed && !req.complete) return void res.destroy();
-      console.error('[drover] request failed:', error);
-      if (!res.headersSent) sendError(res, new DroverError('internal', 'The request failed inside Drover').toJSON());
-      else res.destroy();
-    });
-  });
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
+    (req, res) => {
+      void onRequest(req, res).catch((error: unknown) => {
+        // A client that went away mid-body is not a failure of Drover's: nothing to answer, nothing to log.
+        if (req.destroyed && !req.complete) return void res.destroy();
+        console.error('[drover] request failed:', error);
+        if (!res.headersSent) sendError(res, new DroverError('internal', 'The request failed inside Drover').toJSON());
+        else res.destroy();
+      });
+    },
+  );
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
     if (!hostAllowed(req.headers.host, port)) {
@@ -60,7 +67,10 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     if (url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`)) {
       if (!tokensMatch(bearerToken(req), options.token)) {
         res.setHeader('WWW-Authenticate', 'Bearer realm="drover"');
-        return sendError(res, new DroverError('unauthorized', 'Missing or wrong token: send Authorization: Bearer TOKEN').toJSON());
+        return sendError(
+          res,
+          new DroverError('unauthorized', 'Missing or wrong token: send Authorization: Bearer TOKEN').toJSON(),
+        );
       }
       // Pipelined requests on one keep-alive connection share that connection's fair share.
       try {
@@ -85,7 +95,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     if (!hostAllowed(req.headers.host, port)) return refuse(421, 'Misdirected Request');
     if (url.pathname !== WS_PATH) return refuse(404, 'Not Found');
     if (!originAllowed(req.headers.origin, port)) return refuse(403, 'Forbidden');
-    if (!tokensMatch(url.searchParams.get('token') ?? bearerToken(req), options.token)) return refuse(401, 'Unauthorized');
+    if (!tokensMatch(url.searchParams.get('token') ?? bearerToken(req), options.token))
+      return refuse(401, 'Unauthorized');
     ws.accept(req, socket, head);
   });
 

@@ -60,7 +60,10 @@ function mapKeys(root: unknown, rename: (key: string) => string, maxDepth: numbe
       if (!Array.isArray(from)) {
         const earlier = spelledAs.get(name);
         if (earlier !== undefined) {
-          throw new KeyShapeError(`"${earlier}" and "${key}" are two spellings of one field: send only one`, [...pathOf(frame), name].join('.'));
+          throw new KeyShapeError(
+            `"${earlier}" and "${key}" are two spellings of one field: send only one`,
+            [...pathOf(frame), name].join('.'),
+          );
         }
         spelledAs.set(name, key);
       }

@@ -39,17 +39,34 @@ export function openApiDocument(version: string): JsonSchema {
     get: {
       operationId: 'openapi',
       summary: 'This document',
-      responses: { '200': { description: 'An OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, ...failures() },
+      responses: {
+        '200': {
+          description: 'An OpenAPI 3.1 document',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+        ...failures(),
+      },
     },
   };
   return {
     openapi: '3.1.0',
-    info: { title: 'Drover REST API', version, description: 'Every call needs Authorization: Bearer TOKEN (the token the host printed at start).' },
-    servers: [{ url: 'http://127.0.0.1:{port}', variables: { port: { default: '0', description: 'The port the host printed at start' } } }],
+    info: {
+      title: 'Drover REST API',
+      version,
+      description: 'Every call needs Authorization: Bearer TOKEN (the token the host printed at start).',
+    },
+    servers: [
+      {
+        url: 'http://127.0.0.1:{port}',
+        variables: { port: { default: '0', description: 'The port the host printed at start' } },
+      },
+    ],
     security: [{ bearer: [] }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: { Error: { type: 'object', properties: { error: toRestSchema(IpcErrorSchema, 'output') }, required: ['error'] } },
+      schemas: {
+        Error: { type: 'object', properties: { error: toRestSchema(IpcErrorSchema, 'output') }, required: ['error'] },
+      },
     },
     paths,
   };
@@ -60,7 +77,9 @@ function describePath(route: Route): { template: string; params: string[] } {
   // The input builders are pure: fed marked captures, they show which field each capture fills.
   const marks = Array.from({ length: 4 }, (_, i) => `\u0000capture${i}`);
   const probe = route.input(marks, {}, new URLSearchParams()) as Record<string, unknown>;
-  const params = marks.map((mark) => Object.keys(probe).find((key) => probe[key] === mark)).filter((key): key is string => key !== undefined);
+  const params = marks
+    .map((mark) => Object.keys(probe).find((key) => probe[key] === mark))
+    .filter((key): key is string => key !== undefined);
   let index = 0;
   const template = route.pattern.source
     .replace(/\\\//g, '/')
@@ -76,16 +95,28 @@ function describeOperation(route: Route, params: string[]): Record<string, unkno
   const properties = (input.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((input.required ?? []) as string[]);
   const fromPath = new Set(params.map(snake));
-  const parameters: unknown[] = params.map((name) => ({ name: snake(name), in: 'path', required: true, schema: properties[snake(name)] ?? { type: 'string' } }));
+  const parameters: unknown[] = params.map((name) => ({
+    name: snake(name),
+    in: 'path',
+    required: true,
+    schema: properties[snake(name)] ?? { type: 'string' },
+  }));
   const fromQuery = new Set<string>();
   for (const [restName, field] of Object.entries(route.query ?? {})) {
     fromQuery.add(snake(field));
-    parameters.push({ name: restName, in: 'query', required: required.has(snake(field)), schema: properties[snake(field)] ?? {} });
+    parameters.push({
+      name: restName,
+      in: 'query',
+      required: required.has(snake(field)),
+      schema: properties[snake(field)] ?? {},
+    });
   }
   const operation: Record<string, unknown> = { operationId: route.request, summary: def.summary, parameters };
   const bodyTaken = route.method !== 'GET' && route.method !== 'DELETE' && takesBody(route);
   if (bodyTaken) {
-    const bodyProperties = Object.fromEntries(Object.entries(properties).filter(([key]) => !fromPath.has(key) && !fromQuery.has(key)));
+    const bodyProperties = Object.fromEntries(
+      Object.entries(properties).filter(([key]) => !fromPath.has(key) && !fromQuery.has(key)),
+    );
     const bodyRequired = [...required].filter((key) => key in bodyProperties);
     const schema = { ...input, properties: bodyProperties, required: bodyRequired };
     operation.requestBody = { required: bodyRequired.length > 0, content: { 'application/json': { schema } } };
@@ -106,7 +137,10 @@ function takesBody(route: Route): boolean {
 
 function failures(): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(FAILURES).map(([status, description]) => [status, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
+    Object.entries(FAILURES).map(([status, description]) => [
+      status,
+      { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    ]),
   );
 }
 
@@ -121,7 +155,9 @@ export function toRestSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSch
 function snakeSchema(node: JsonSchema): JsonSchema {
   const out: JsonSchema = { ...node };
   if (isRecord(node.properties)) {
-    out.properties = Object.fromEntries(Object.entries(node.properties).map(([key, inner]) => [snake(key), snakeSchema(inner as JsonSchema)]));
+    out.properties = Object.fromEntries(
+      Object.entries(node.properties).map(([key, inner]) => [snake(key), snakeSchema(inner as JsonSchema)]),
+    );
   }
   if (Array.isArray(node.required)) out.required = (node.required as string[]).map(snake);
   for (const key of ['items', 'additionalProperties', 'not', 'propertyNames'] as const) {
@@ -131,7 +167,10 @@ function snakeSchema(node: JsonSchema): JsonSchema {
     if (Array.isArray(node[key])) out[key] = (node[key] as JsonSchema[]).map(snakeSchema);
   }
   for (const key of ['$defs', 'definitions'] as const) {
-    if (isRecord(node[key])) out[key] = Object.fromEntries(Object.entries(node[key]).map(([name, inner]) => [name, snakeSchema(inner as JsonSchema)]));
+    if (isRecord(node[key]))
+      out[key] = Object.fromEntries(
+        Object.entries(node[key]).map(([name, inner]) => [name, snakeSchema(inner as JsonSchema)]),
+      );
   }
   return out;
 }

@@ -35,9 +35,19 @@ export const routes: readonly Route[] = [
   { method: 'GET', pattern: re('/sessions'), request: 'listSessions', input: () => ({}) },
   { method: 'POST', pattern: re('/sessions'), request: 'createSession', input: (_, body) => body, status: 201 },
   { method: 'GET', pattern: re(`/sessions/${ID}`), request: 'getSession', input: ([id]) => ({ id }) },
-  { method: 'PATCH', pattern: re(`/sessions/${ID}`), request: 'renameSession', input: ([id], body) => ({ ...body, id }) },
+  {
+    method: 'PATCH',
+    pattern: re(`/sessions/${ID}`),
+    request: 'renameSession',
+    input: ([id], body) => ({ ...body, id }),
+  },
   { method: 'DELETE', pattern: re(`/sessions/${ID}`), request: 'deleteSession', input: ([id]) => ({ id }) },
-  { method: 'GET', pattern: re(`/sessions/${ID}/messages`), request: 'listMessages', input: ([sessionId]) => ({ sessionId }) },
+  {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/messages`),
+    request: 'listMessages',
+    input: ([sessionId]) => ({ sessionId }),
+  },
   {
     method: 'POST',
     pattern: re(`/sessions/${ID}/messages`),
@@ -45,15 +55,30 @@ export const routes: readonly Route[] = [
     input: ([sessionId], body) => ({ ...body, sessionId }),
     status: 201,
   },
-  { method: 'GET', pattern: re(`/sessions/${ID}/permissions`), request: 'listPermissions', input: ([sessionId]) => ({ sessionId }) },
+  {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/permissions`),
+    request: 'listPermissions',
+    input: ([sessionId]) => ({ sessionId }),
+  },
   {
     method: 'POST',
     pattern: re(`/sessions/${ID}/permissions/${ID}`),
     request: 'answerPermission',
     input: ([sessionId, requestId], body) => ({ ...body, sessionId, requestId }),
   },
-  { method: 'POST', pattern: re(`/sessions/${ID}/cancel`), request: 'cancelTurn', input: ([sessionId]) => ({ sessionId }) },
-  { method: 'GET', pattern: re(`/sessions/${ID}/agent`), request: 'agentStatus', input: ([sessionId]) => ({ sessionId }) },
+  {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/cancel`),
+    request: 'cancelTurn',
+    input: ([sessionId]) => ({ sessionId }),
+  },
+  {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/agent`),
+    request: 'agentStatus',
+    input: ([sessionId]) => ({ sessionId }),
+  },
   {
     method: 'GET',
     pattern: re(`/sessions/${ID}/background-tasks`),
@@ -96,7 +121,12 @@ export const routes: readonly Route[] = [
     method: 'GET',
     pattern: re(`/sessions/${ID}/background-tasks/${ID}/search`),
     request: 'searchTaskLog',
-    input: ([sessionId, taskId], _body, query) => ({ sessionId, taskId, query: query.get('q') ?? '', ...optionalNumber(query, 'max_matches', 'maxMatches') }),
+    input: ([sessionId, taskId], _body, query) => ({
+      sessionId,
+      taskId,
+      query: query.get('q') ?? '',
+      ...optionalNumber(query, 'max_matches', 'maxMatches'),
+    }),
     query: { q: 'query', max_matches: 'maxMatches' },
   },
   {
@@ -112,10 +142,18 @@ export const routes: readonly Route[] = [
     input: ([sessionId], body) => ({ ...body, sessionId }),
     // The operator's shell answers with the task's row, plus the output and notice of a foreground run.
     present: (value) => {
-      const { task, output, notice } = value as { task: object; output: { text: string; truncated: boolean } | null; notice: string | null };
+      const { task, output, notice } = value as {
+        task: object;
+        output: { text: string; truncated: boolean } | null;
+        notice: string | null;
+      };
       return { ...task, output: output?.text ?? null, outputTruncated: output?.truncated ?? false, notice };
     },
-    presented: TaskRowSchema.extend({ output: z.string().nullable(), outputTruncated: z.boolean(), notice: ShellResultSchema.shape.notice }),
+    presented: TaskRowSchema.extend({
+      output: z.string().nullable(),
+      outputTruncated: z.boolean(),
+      notice: ShellResultSchema.shape.notice,
+    }),
   },
 ];
 
@@ -145,7 +183,12 @@ const STATUS: Record<ErrorCode, number> = {
 };
 
 /** Answers one authorised /api request. Never throws; every failure is JSON `{error}` with a 4xx/5xx. */
-export async function handleRest(endpoint: ServerEndpoint, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleRest(
+  endpoint: ServerEndpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   if (url.pathname === OPENAPI_PATH && req.method === 'GET') return sendOpenApi(endpoint, res);
   const matching = routes.filter((route) => route.pattern.test(url.pathname));
   if (matching.length === 0) {
@@ -154,7 +197,9 @@ export async function handleRest(endpoint: ServerEndpoint, req: IncomingMessage,
   const route = matching.find((candidate) => candidate.method === req.method);
   if (!route) {
     res.setHeader('Allow', matching.map((candidate) => candidate.method).join(', '));
-    return sendJson(res, 405, { error: { code: 'invalid_input', message: `${req.method} is not allowed on ${url.pathname}` } });
+    return sendJson(res, 405, {
+      error: { code: 'invalid_input', message: `${req.method} is not allowed on ${url.pathname}` },
+    });
   }
   let body: Record<string, unknown> = {};
   if (req.method !== 'GET' && req.method !== 'DELETE') {
@@ -162,7 +207,10 @@ export async function handleRest(endpoint: ServerEndpoint, req: IncomingMessage,
     if ('error' in read) return sendError(res, read.error);
     body = read.value;
   }
-  const params = route.pattern.exec(url.pathname)!.slice(1).map((part) => safeDecode(part));
+  const params = route.pattern
+    .exec(url.pathname)!
+    .slice(1)
+    .map((part) => safeDecode(part));
   const result = await endpoint.handle(route.request, route.input(params, body, url.searchParams));
   if (!result.ok) return sendError(res, result.error);
   sendJson(res, route.status ?? 200, toSnakeKeys(route.present ? route.present(result.value) : result.value));

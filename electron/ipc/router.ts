@@ -27,7 +27,11 @@ export interface RouterOptions {
 }
 
 /** One handler per request; input validated at the boundary, output checked against the contract. */
-export function createRouter<C extends Contract>(contract: C, handlers: Handlers<C>, options: RouterOptions = {}): Router {
+export function createRouter<C extends Contract>(
+  contract: C,
+  handlers: Handlers<C>,
+  options: RouterOptions = {},
+): Router {
   const report =
     options.onInternalError ??
     ((name, error) => console.error(`[drover] ${name} failed:`, error instanceof KnownFailure ? error.message : error));

@@ -15,7 +15,11 @@ export const WS_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 export class ContractWsServer {
   // One message per turn of the event loop: a client that sends a thousand frames at once has them
   // read one at a time, between everyone else's requests, instead of all in one blocking turn.
-  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_FRAME_BYTES, allowSynchronousEvents: false });
+  readonly #wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: WS_MAX_FRAME_BYTES,
+    allowSynchronousEvents: false,
+  });
   readonly #endpoint: ServerEndpoint;
   readonly #unsubscribe: () => void;
   readonly #queues: FairQueues<WebSocket>;
@@ -77,7 +81,12 @@ export class ContractWsServer {
       if (!(error instanceof DroverError)) throw error;
       result = { ok: false as const, error: error.toJSON() };
     }
-    this.#send(socket, result.ok ? { t: 'result', id, ok: true, value: result.value } : { t: 'result', id, ok: false, error: result.error });
+    this.#send(
+      socket,
+      result.ok
+        ? { t: 'result', id, ok: true, value: result.value }
+        : { t: 'result', id, ok: false, error: result.error },
+    );
   }
 
   #broadcast(frame: ServerFrame): void {

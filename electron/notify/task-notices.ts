@@ -45,10 +45,15 @@ export class TaskNotices {
     if (!context.enabled || context.windowFocused) return null;
     if (row.exitNote?.includes('shutting down')) return null;
     const session = context.sessionTitle(row.sessionId) ?? 'a session';
-    const exit = row.exitCode !== null ? `exit code ${row.exitCode}${row.exitNote ? ` (${row.exitNote})` : ''}` : (row.exitNote ?? row.error ?? '');
+    const exit =
+      row.exitCode !== null
+        ? `exit code ${row.exitCode}${row.exitNote ? ` (${row.exitNote})` : ''}`
+        : (row.exitNote ?? row.error ?? '');
     return {
       title: `Task ${outcome}: ${shorten(row.command, 60)}`,
-      body: [`${row.id} in “${session}”`, exit, `ran ${formatDuration(row.elapsedSeconds)}`].filter(Boolean).join(' · '),
+      body: [`${row.id} in “${session}”`, exit, `ran ${formatDuration(row.elapsedSeconds)}`]
+        .filter(Boolean)
+        .join(' · '),
       sessionId: row.sessionId,
       taskId: row.id,
     };
@@ -61,14 +66,22 @@ export class TaskNotices {
     return {
       count,
       tooltip: count === 0 ? 'Drover: no tasks running' : `Drover: ${byKind(rows)} running`,
-      items: rows.map((row) => ({ label: `${row.status === 'queued' ? 'Queued' : 'Running'}: ${shorten(row.command, 50)} (${row.id})`, sessionId: row.sessionId, taskId: row.id })),
+      items: rows.map((row) => ({
+        label: `${row.status === 'queued' ? 'Queued' : 'Running'}: ${shorten(row.command, 50)} (${row.id})`,
+        sessionId: row.sessionId,
+        taskId: row.id,
+      })),
     };
   }
 }
 
 /** "3 shells, 2 monitors" */
 export function byKind(rows: readonly TaskRow[]): string {
-  const names: Record<TaskRow['kind'], [string, string]> = { command: ['shell', 'shells'], monitor: ['monitor', 'monitors'], agent: ['agent', 'agents'] };
+  const names: Record<TaskRow['kind'], [string, string]> = {
+    command: ['shell', 'shells'],
+    monitor: ['monitor', 'monitors'],
+    agent: ['agent', 'agents'],
+  };
   const counts = new Map<TaskRow['kind'], number>();
   for (const row of rows) counts.set(row.kind, (counts.get(row.kind) ?? 0) + 1);
   return [...counts.entries()].map(([kind, n]) => `${n} ${names[kind][n === 1 ? 0 : 1]}`).join(', ');

@@ -33,7 +33,31 @@ export interface GateDecision {
 }
 
 /** Characters that carry shell machinery; any of them keeps a command out of program-wide grants. */
-export const SHELL_METACHARACTERS = ['|', '&', ';', '<', '>', '(', ')', '$', '`', '*', '?', '[', ']', '{', '}', '!', '#', '~', '%', '@', '\\', '\n', '\r'];
+export const SHELL_METACHARACTERS = [
+  '|',
+  '&',
+  ';',
+  '<',
+  '>',
+  '(',
+  ')',
+  '$',
+  '`',
+  '*',
+  '?',
+  '[',
+  ']',
+  '{',
+  '}',
+  '!',
+  '#',
+  '~',
+  '%',
+  '@',
+  '\\',
+  '\n',
+  '\r',
+];
 
 export function hasMetacharacter(command: string): boolean {
   return SHELL_METACHARACTERS.some((char) => command.includes(char));
@@ -91,7 +115,9 @@ export function programGrantFor(command: string, shell: GatePolicy['shell'] = 'p
   if (shell === 'cmd') return null;
   const words = plainWords(command);
   const invocation = words && analyse(words);
-  return words && invocation && !invocation.never && uncovered(words, invocation, invocation.subject.length) === null ? invocation.subject.join(' ') : null;
+  return words && invocation && !invocation.never && uncovered(words, invocation, invocation.subject.length) === null
+    ? invocation.subject.join(' ')
+    : null;
 }
 
 /** Whether `cwd` is the workspace or inside it (both real paths; the caller resolves them). */
@@ -117,7 +143,8 @@ export function pathOutside(words: readonly string[], cwd: string, workspace: st
     } else {
       for (const match of word.matchAll(/(?:^|[=:,])(\/[^,]*)/g)) candidates.push(match[1]!);
       const relativePart = word.replace(/^[^=]*=/, '');
-      if (!relativePart.startsWith('/') && relativePart.split('/').includes('..')) candidates.push(posix.join(cwd, relativePart));
+      if (!relativePart.startsWith('/') && relativePart.split('/').includes('..'))
+        candidates.push(posix.join(cwd, relativePart));
     }
     for (const path of candidates) {
       const resolved = posix.resolve(cwd, path);
@@ -138,13 +165,18 @@ export function evaluateCommand(command: string, policy: GatePolicy, cwd?: strin
   const allow = (reason: string): GateDecision => (outside ? ask(outside) : { decision: 'allow', reason });
 
   if (policy.exactGrants.includes(command)) return allow('allowed always (this exact command)');
-  if (policy.shell === 'cmd') return ask('under cmd.exe only exact grants apply: its words do not mean what a POSIX shell makes of them');
+  if (policy.shell === 'cmd')
+    return ask('under cmd.exe only exact grants apply: its words do not mean what a POSIX shell makes of them');
 
   const words = plainWords(command);
   const invocation = words && analyse(words);
   // A grant's words may name a path; one outside the working folder asks, whatever covers the rest.
-  const away = words && policy.workspace !== undefined && cwd !== undefined ? pathOutside(words.slice(1), cwd, policy.workspace) : null;
-  const allowInside = (reason: string): GateDecision => (away ? ask(`${away} is outside the session's working folder ${policy.workspace}`) : allow(reason));
+  const away =
+    words && policy.workspace !== undefined && cwd !== undefined
+      ? pathOutside(words.slice(1), cwd, policy.workspace)
+      : null;
+  const allowInside = (reason: string): GateDecision =>
+    away ? ask(`${away} is outside the session's working folder ${policy.workspace}`) : allow(reason);
   let why: string | null = null;
   for (const entry of policy.allowlist) {
     const verdict = allowlistVerdict(entry, command, words, invocation);
@@ -173,7 +205,12 @@ export function evaluateCommand(command: string, policy: GatePolicy, cwd?: strin
  * True when covered; a reason when the entry matches but what follows is not covered; false when
  * the entry does not match at all.
  */
-function allowlistVerdict(entry: string, command: string, words: string[] | null, invocation: Invocation | null): true | false | string {
+function allowlistVerdict(
+  entry: string,
+  command: string,
+  words: string[] | null,
+  invocation: Invocation | null,
+): true | false | string {
   const trimmed = entry.trim();
   if (!trimmed) return false;
   if (command === trimmed) return true;

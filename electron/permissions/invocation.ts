@@ -1,5 +1,15 @@
 import { parseArguments, POSITIONAL_ONLY, SCRIPT_ARGUMENTS, type ProgramSpec } from './option-parser.js';
-import { baseName, DIRECT_RUNNERS, MULTIPLEXERS, neverWidened, PROGRAMS, PYTHON_MODULES, PYTHONS, RUNNER_OTHERS, RUNNERS } from './programs.js';
+import {
+  baseName,
+  DIRECT_RUNNERS,
+  MULTIPLEXERS,
+  neverWidened,
+  PROGRAMS,
+  PYTHON_MODULES,
+  PYTHONS,
+  RUNNER_OTHERS,
+  RUNNERS,
+} from './programs.js';
 
 /** What a program grant would be about, and how the words after it are judged. */
 export interface Invocation {
@@ -32,7 +42,9 @@ export function analyse(words: readonly string[]): Invocation | null {
   if ((PYTHONS.has(name) || /^python[0-9][0-9.]*$/.test(name)) && first === '-m') {
     if (!isPlainName(second)) return null;
     const spec = PYTHON_MODULES[second];
-    const never = spec ? null : `python -m ${second} runs a module Drover has no rule for; only known test and lint modules are granted program-wide`;
+    const never = spec
+      ? null
+      : `python -m ${second} runs a module Drover has no rule for; only known test and lint modules are granted program-wide`;
     return { subject: [program, '-m', second], spec: spec ?? SCRIPT_ARGUMENTS, never };
   }
   // Aliases first: `npm rum build` is `npm run build`, and keeps its script like it.
@@ -59,7 +71,12 @@ export function analyse(words: readonly string[]): Invocation | null {
     const subcommand = multiplexer.aliases?.[first] ?? first;
     const never = multiplexer.never[subcommand];
     const spec = multiplexer.subcommands[subcommand] ?? multiplexer.others;
-    if (never) return { subject: [program, first], spec: spec ?? POSITIONAL_ONLY, never: `${name} ${subcommand} is never granted program-wide: ${never}` };
+    if (never)
+      return {
+        subject: [program, first],
+        spec: spec ?? POSITIONAL_ONLY,
+        never: `${name} ${subcommand} is never granted program-wide: ${never}`,
+      };
     if (spec) return { subject: [program, first], spec, never: null };
     // A subcommand Drover has no table for may itself select what happens (`gh auth token`, `docker
     // container cp`): the grant keeps every word up to the first option, and options ask.
@@ -75,6 +92,9 @@ export function uncovered(words: readonly string[], invocation: Invocation, from
   const rest = words.slice(from);
   const problem = parseArguments(invocation.spec, rest).problem;
   if (!problem) return null;
-  const table = invocation.spec === POSITIONAL_ONLY || invocation.spec === SCRIPT_ARGUMENTS ? ' (Drover has no table of its safe options, so any option asks)' : '';
+  const table =
+    invocation.spec === POSITIONAL_ONLY || invocation.spec === SCRIPT_ARGUMENTS
+      ? ' (Drover has no table of its safe options, so any option asks)'
+      : '';
   return `${problem.reason}${table}`;
 }

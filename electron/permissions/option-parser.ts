@@ -62,14 +62,16 @@ export function options(text: string, checks: Readonly<Record<string, ValueCheck
       const match = /^([^=?]+)(=2|=|\?)?$/.exec(token);
       if (!match) throw new Error(`bad option spec "${token}"`);
       const [, spellings, kind] = match as unknown as [string, string, string | undefined];
-      const value: OptionSpec['value'] = kind === '=2' ? 2 : kind === '=' ? 'required' : kind === '?' ? 'optional' : 'none';
+      const value: OptionSpec['value'] =
+        kind === '=2' ? 2 : kind === '=' ? 'required' : kind === '?' ? 'optional' : 'none';
       const spec: OptionSpec = { value };
       for (const spelling of spellings.split('|')) {
         if (spelling.startsWith('--') && spelling.length > 2 && !spec.long) spec.long = spelling.slice(2);
         else if (/^-[^-]$/.test(spelling) && !spec.short) spec.short = spelling.slice(1);
         else throw new Error(`bad option spec "${token}": "${spelling}" is not one short and one long spelling`);
         const check = checks[spelling];
-        if (check && spec.check && spec.check !== check) throw new Error(`option spec "${token}" has two different checks`);
+        if (check && spec.check && spec.check !== check)
+          throw new Error(`option spec "${token}" has two different checks`);
         if (check) spec.check = check;
         unused.delete(spelling);
       }
@@ -95,8 +97,10 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
   const take = (option: OptionSpec, value: string, separate: boolean): string | null => {
     // A program whose option takes its value optionally (or not at all) reads the next word as an option:
     // `git diff -U --output=x`, `npm test --color --script-shell=x`. That word is never taken as a value here.
-    if (separate && value.startsWith('-') && value !== '-') return `${name(option)} would take ${value} as its value, which a program may read as an option`;
-    if (option.check && !option.check.allows(value)) return `${name(option)} ${JSON.stringify(value)} is not a value known to be safe`;
+    if (separate && value.startsWith('-') && value !== '-')
+      return `${name(option)} would take ${value} as its value, which a program may read as an option`;
+    if (option.check && !option.check.allows(value))
+      return `${name(option)} ${JSON.stringify(value)} is not a value known to be safe`;
     const key = name(option);
     values.set(key, [...(values.get(key) ?? []), value]);
     return null;
@@ -105,7 +109,8 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
   const following = (option: OptionSpec, label: string, i: number): number | ArgumentProblem => {
     if (option.value === 2) {
       if (i + 2 >= args.length) return { at: i, reason: `${label} needs two values` };
-      if (args[i + 1]!.startsWith('-') || args[i + 2]!.startsWith('-')) return { at: i, reason: `${label} would take an option as its value` };
+      if (args[i + 1]!.startsWith('-') || args[i + 2]!.startsWith('-'))
+        return { at: i, reason: `${label} would take an option as its value` };
       return i + 2;
     }
     if (i + 1 >= args.length) return { at: i, reason: `${label} needs a value` };
@@ -126,7 +131,11 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
         // What follows goes to another program this table knows nothing of: operands only.
         const rest = args.slice(i + 1);
         const option = rest.findIndex((arg) => arg.startsWith('-'));
-        if (option >= 0) return fail(i + 1 + option, `${rest[option]} is handed on to another program, whose options are not known to be safe`);
+        if (option >= 0)
+          return fail(
+            i + 1 + option,
+            `${rest[option]} is handed on to another program, whose options are not known to be safe`,
+          );
       }
       handedOn = true;
       continue;
@@ -154,7 +163,8 @@ export function parseArguments(spec: ProgramSpec, args: readonly string[]): Pars
     for (let c = 1; c < word.length; c++) {
       const letter = word[c]!;
       const option = spec.options.find((o) => o.short === letter);
-      if (!option) return fail(i, `-${letter}${word.length > 2 ? ` (in ${word})` : ''} is not an option known to be safe`);
+      if (!option)
+        return fail(i, `-${letter}${word.length > 2 ? ` (in ${word})` : ''} is not an option known to be safe`);
       if (option.value === 'none') continue;
       const attached = word.slice(c + 1);
       if (attached !== '') {
@@ -179,7 +189,9 @@ export function name(option: OptionSpec): string {
 
 /** Every spelling of an option, as README lists it: `-o/--output`. */
 export function spellings(option: OptionSpec): string {
-  return [option.short === undefined ? null : `-${option.short}`, option.long === undefined ? null : `--${option.long}`].filter(Boolean).join('/');
+  return [option.short === undefined ? null : `-${option.short}`, option.long === undefined ? null : `--${option.long}`]
+    .filter(Boolean)
+    .join('/');
 }
 
 /** The rule for programs with no table: positional words only; any option asks. */

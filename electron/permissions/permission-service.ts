@@ -49,7 +49,11 @@ export class PermissionService {
   }
 
   /** Allows at once when a rule covers the command; otherwise asks the person and waits. */
-  async check(request: { sessionId: string; command: string; cwd: string; background: boolean }, signal: AbortSignal, onAsk?: () => void): Promise<Outcome> {
+  async check(
+    request: { sessionId: string; command: string; cwd: string; background: boolean },
+    signal: AbortSignal,
+    onAsk?: () => void,
+  ): Promise<Outcome> {
     await this.#deps.ready;
     const grants = this.#session(request.sessionId);
     const workspace = this.#deps.workspace?.();
@@ -87,19 +91,27 @@ export class PermissionService {
     });
     if (answer === 'withdrawn') return { allowed: false, reason: 'the turn ended before the person answered' };
     if (answer === 'reject') return { allowed: false, reason: 'rejected by the person', rejected: true };
-    return { allowed: true, reason: answer === 'allow' ? 'allowed once by the person' : 'allowed always by the person' };
+    return {
+      allowed: true,
+      reason: answer === 'allow' ? 'allowed once by the person' : 'allowed always by the person',
+    };
   }
 
   answer(sessionId: string, requestId: string, answer: PermissionAnswer): { answered: boolean; grants: Grant[] } {
     const pending = this.#pending.get(requestId);
     if (!pending || pending.request.sessionId !== sessionId) {
-      throw new DroverError('not_found', `No pending permission request "${requestId}" in this session`, { path: 'requestId' });
+      throw new DroverError('not_found', `No pending permission request "${requestId}" in this session`, {
+        path: 'requestId',
+      });
     }
     const grants = this.#session(sessionId);
     if (answer === 'allow_always') grants.exact.add(pending.request.command);
     if (answer === 'allow_program') {
       const entry = pending.request.programGrant;
-      if (!entry) throw new DroverError('invalid_input', 'Always allow <program> is not offered for this command', { path: 'answer' });
+      if (!entry)
+        throw new DroverError('invalid_input', 'Always allow <program> is not offered for this command', {
+          path: 'answer',
+        });
       grants.program.add(entry);
     }
     this.#resolve(requestId, answer);
@@ -124,7 +136,11 @@ export class PermissionService {
         value,
         covers: `${value} with operands, and options known to be safe for it (no pipes or redirects), in the working folder`,
       })),
-      ...[...grants.exact].map((value) => ({ kind: 'exact' as const, value, covers: 'exactly this command, in the working folder' })),
+      ...[...grants.exact].map((value) => ({
+        kind: 'exact' as const,
+        value,
+        covers: 'exactly this command, in the working folder',
+      })),
     ];
   }
 
@@ -136,7 +152,8 @@ export class PermissionService {
   }
 
   promote(sessionId: string, kind: Grant['kind'], value: string): { grants: Grant[]; allowlist: string[] } {
-    if (!this.#session(sessionId)[kind].has(value)) throw new DroverError('not_found', `No ${kind} grant "${value}" in this session`, { path: 'value' });
+    if (!this.#session(sessionId)[kind].has(value))
+      throw new DroverError('not_found', `No ${kind} grant "${value}" in this session`, { path: 'value' });
     const allowlist = [...this.#deps.addToAllowlist(value)];
     return { grants: this.grants(sessionId), allowlist };
   }

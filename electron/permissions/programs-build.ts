@@ -67,13 +67,67 @@ function packageManager(name: string, scripts: readonly string[]): Multiplexer {
       'dist-tag': `${name} dist-tag changes the registry`,
       hook: `${name} hook changes the registry`,
     },
-    aliases: { t: 'test', tst: 'test', i: 'install', in: 'install', ins: 'install', inst: 'install', insta: 'install', instal: 'install', isnt: 'install', isntall: 'install', it: 'install-test', cit: 'install-test', 'run-script': 'run', rum: 'run', urn: 'run', rb: 'rebuild', ls: 'list', la: 'list', ll: 'list', c: 'config', innit: 'init', un: 'uninstall', rm: 'uninstall', r: 'uninstall', unlink: 'uninstall', remove: 'uninstall', upgrade: 'update', udpate: 'update' },
+    aliases: {
+      t: 'test',
+      tst: 'test',
+      i: 'install',
+      in: 'install',
+      ins: 'install',
+      inst: 'install',
+      insta: 'install',
+      instal: 'install',
+      isnt: 'install',
+      isntall: 'install',
+      it: 'install-test',
+      cit: 'install-test',
+      'run-script': 'run',
+      rum: 'run',
+      urn: 'run',
+      rb: 'rebuild',
+      ls: 'list',
+      la: 'list',
+      ll: 'list',
+      c: 'config',
+      innit: 'init',
+      un: 'uninstall',
+      rm: 'uninstall',
+      r: 'uninstall',
+      unlink: 'uninstall',
+      remove: 'uninstall',
+      upgrade: 'update',
+      udpate: 'update',
+    },
   };
 }
 
 const SCRIPT_RUNNING = ['test', 'run', 'start', 'stop', 'restart'];
 const INSTALLING = ['install', 'add', 'update', 'up', 'install-test'];
-const SCRIPTS = [...SCRIPT_RUNNING, 'install', 'ci', 'install-test', 'add', 'remove', 'uninstall', 'update', 'up', 'list', 'outdated', 'view', 'info', 'show', 'audit', 'why', 'explain', 'rebuild', 'exec', 'dlx', 'pack', 'prune', 'dedupe', 'version'];
+const SCRIPTS = [
+  ...SCRIPT_RUNNING,
+  'install',
+  'ci',
+  'install-test',
+  'add',
+  'remove',
+  'uninstall',
+  'update',
+  'up',
+  'list',
+  'outdated',
+  'view',
+  'info',
+  'show',
+  'audit',
+  'why',
+  'explain',
+  'rebuild',
+  'exec',
+  'dlx',
+  'pack',
+  'prune',
+  'dedupe',
+  'version',
+];
 export const npm = packageManager('npm', SCRIPTS);
 export const pnpm = packageManager('pnpm', SCRIPTS);
 export const yarn = packageManager('yarn', SCRIPTS);
@@ -92,7 +146,8 @@ const makeOptions: ProgramSpec = {
     --no-print-directory --no-builtin-rules --no-builtin-variables --ignore-errors --no-keep-going --touch
     --environment-overrides --print-data-base --output-sync? --load-average? --trace --warn-undefined-variables --check-symlink-times`),
   // One target per grant: `make test deploy` asks under a `make test` grant.
-  positionals: (words) => noVariables(words) ?? (words.length > 0 ? `${words[0]} is another target than the one granted` : null),
+  positionals: (words) =>
+    noVariables(words) ?? (words.length > 0 ? `${words[0]} is another target than the one granted` : null),
 };
 
 export const make: Multiplexer = {
@@ -109,12 +164,17 @@ const GO_BUILD = `
   --mod= --modcacherw --buildvcs= --buildmode= --compiler= --gccgoflags= --p= --work --json --linkshared --pgo=
   --count= --run= --bench= --benchmem --benchtime= --short --timeout= --failfast --parallel= --cpu= --shuffle= --skip=
   --list= --fuzz= --fuzztime= --fuzzminimizetime= --vet= --args --i`;
-const goSpec = (extra = ''): ProgramSpec => ({ options: options(`${GO_BUILD} ${extra}`), style: 'go', afterDoubleDash: 'handed-on' });
+const goSpec = (extra = ''): ProgramSpec => ({
+  options: options(`${GO_BUILD} ${extra}`),
+  style: 'go',
+  afterDoubleDash: 'handed-on',
+});
 /** One table for the commands that take just the build flags (README lists them together). */
 const goBuild = goSpec();
 
 export const go: Multiplexer = {
-  summary: 'build, test, run, vet, list, fmt, mod, version, env (not env -w) with build flags; not -exec, -toolexec, -o, -C',
+  summary:
+    'build, test, run, vet, list, fmt, mod, version, env (not env -w) with build flags; not -exec, -toolexec, -o, -C',
   subcommands: {
     build: goBuild,
     test: goBuild,
@@ -144,9 +204,24 @@ const CARGO = `
 const cargoTable: ProgramSpec = { options: options(CARGO), afterDoubleDash: 'handed-on' };
 
 export const cargo: Multiplexer = {
-  summary: 'build, check, test, run, clippy, fmt, doc, bench, tree with the listed options; not --config, -Z, --manifest-path, --target-dir',
+  summary:
+    'build, check, test, run, clippy, fmt, doc, bench, tree with the listed options; not --config, -Z, --manifest-path, --target-dir',
   subcommands: Object.fromEntries(
-    ['build', 'check', 'test', 'run', 'clippy', 'fmt', 'doc', 'bench', 'tree', 'metadata', 'clean', 'update', 'fetch'].map((command) => [command, cargoTable]),
+    [
+      'build',
+      'check',
+      'test',
+      'run',
+      'clippy',
+      'fmt',
+      'doc',
+      'bench',
+      'tree',
+      'metadata',
+      'clean',
+      'update',
+      'fetch',
+    ].map((command) => [command, cargoTable]),
   ),
   never: {
     install: 'cargo install builds and installs outside the project',
@@ -167,14 +242,19 @@ const PIP_INSTALL = `
 const localFile: ValueCheck = { allows: (value) => !value.includes('://'), note: 'a local file, not a URL' };
 
 export const pip: Multiplexer = {
-  summary: 'install (from requirements or local paths), list, show, freeze, check, uninstall -y with the listed options; not other indexes, targets or build settings',
+  summary:
+    'install (from requirements or local paths), list, show, freeze, check, uninstall -y with the listed options; not other indexes, targets or build settings',
   subcommands: {
     install: {
       options: options(PIP_INSTALL, { '-r': localFile, '-c': localFile, '-e': localFile }),
       afterDoubleDash: 'operands',
       positionals: namedPackages,
     },
-    list: { options: options('-o -u -e -l --outdated --uptodate --editable --local --user --not-required --exclude-editable --include-editable --format= --pre') },
+    list: {
+      options: options(
+        '-o -u -e -l --outdated --uptodate --editable --local --user --not-required --exclude-editable --include-editable --format= --pre',
+      ),
+    },
     show: { options: options('-f --files --verbose -v') },
     freeze: { options: options('-l --local --user --all --exclude-editable --exclude=') },
     check: { options: [] },

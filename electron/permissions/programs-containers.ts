@@ -6,13 +6,20 @@ import type { Multiplexer } from './programs-git.js';
  * reaches the host: mounts, devices, host namespaces, privileges, host files read into it.
  */
 
-const table = (text: string, extra: Partial<ProgramSpec> = {}, checks: Readonly<Record<string, ValueCheck>> = {}): ProgramSpec => ({
+const table = (
+  text: string,
+  extra: Partial<ProgramSpec> = {},
+  checks: Readonly<Record<string, ValueCheck>> = {},
+): ProgramSpec => ({
   options: options(text, checks),
   ...extra,
 });
 
 /** `-e NAME` (without a value) hands the host's own variable to the container: only NAME=value is known to be safe. */
-const assignment: ValueCheck = { allows: (value) => value.includes('='), note: 'NAME=value, never a host variable by name' };
+const assignment: ValueCheck = {
+  allows: (value) => value.includes('='),
+  note: 'NAME=value, never a host variable by name',
+};
 
 // Not -v/--volume, --mount, --privileged, --cap-add, --device, --pid, --ipc, --userns, --uts, --cgroupns,
 // --security-opt, --network/--net (host), --env-file, --volumes-from, --gpus, -u/--user (host ids).
@@ -23,7 +30,8 @@ const RUN = `
 
 function engine(name: string): Multiplexer {
   return {
-    summary: 'ps, images, logs, inspect, build, run, exec, start, stop, pull and the like with the listed options; run and exec never with mounts, devices, host namespaces or privileges',
+    summary:
+      'ps, images, logs, inspect, build, run, exec, start, stop, pull and the like with the listed options; run and exec never with mounts, devices, host namespaces or privileges',
     subcommands: {
       ps: table('-a -q -s -n= -l -f= --all --quiet --size --last= --latest --filter= --format= --no-trunc'),
       images: table('-a -q -f= --all --quiet --filter= --format= --no-trunc --digests --tree'),
@@ -38,14 +46,21 @@ function engine(name: string): Multiplexer {
       pull: table('-a -q --all-tags --quiet --platform= --disable-content-trust'),
       // Not -o/--output (writes to a host path), --secret and --ssh (hand host secrets in).
       build: {
-        options: options('-t= -f= -q --tag= --file= --no-cache --pull --quiet --target= --build-arg= --platform= --progress= --label= --network=', {
-          '--network': { allows: (value) => value !== 'host', note: 'not host' },
-          '--build-arg': assignment,
-        }),
+        options: options(
+          '-t= -f= -q --tag= --file= --no-cache --pull --quiet --target= --build-arg= --platform= --progress= --label= --network=',
+          {
+            '--network': { allows: (value) => value !== 'host', note: 'not host' },
+            '--build-arg': assignment,
+          },
+        ),
       },
       // After the image (or the container), the words are the container's own command, run inside it.
       run: table(RUN, { afterDoubleDash: 'operands', stopAtFirstOperand: true }, { '-e': assignment }),
-      exec: table('-d -i -t -e|--env= -w= --detach --interactive --tty --workdir=', { stopAtFirstOperand: true }, { '-e': assignment }),
+      exec: table(
+        '-d -i -t -e|--env= -w= --detach --interactive --tty --workdir=',
+        { stopAtFirstOperand: true },
+        { '-e': assignment },
+      ),
       start: table('-a -i --attach --interactive'),
       stop: table('-t= --time= -s= --signal='),
       restart: table('-t= --time='),
@@ -88,14 +103,30 @@ const KUBE = `
 const kubeTable = table(KUBE);
 
 export const kubectl: Multiplexer = {
-  summary: 'get, describe, logs, top, explain, version, api-resources, rollout status and history, events with the listed options; not --kubeconfig, --token, --server, --as',
+  summary:
+    'get, describe, logs, top, explain, version, api-resources, rollout status and history, events with the listed options; not --kubeconfig, --token, --server, --as',
   subcommands: {
     ...Object.fromEntries(
-      ['get', 'describe', 'logs', 'top', 'explain', 'version', 'api-resources', 'api-versions', 'cluster-info', 'events', 'wait'].map((command) => [command, kubeTable]),
+      [
+        'get',
+        'describe',
+        'logs',
+        'top',
+        'explain',
+        'version',
+        'api-resources',
+        'api-versions',
+        'cluster-info',
+        'events',
+        'wait',
+      ].map((command) => [command, kubeTable]),
     ),
     rollout: {
       options: kubeTable.options,
-      positionals: (words) => (['status', 'history'].includes(words[0] ?? '') ? null : `kubectl rollout ${words[0] ?? ''} changes the cluster; only status and history are read-only`),
+      positionals: (words) =>
+        ['status', 'history'].includes(words[0] ?? '')
+          ? null
+          : `kubectl rollout ${words[0] ?? ''} changes the cluster; only status and history are read-only`,
     },
   },
   never: {

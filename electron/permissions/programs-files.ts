@@ -19,7 +19,9 @@ export const ls: ProgramSpec = {
 };
 
 export const cat: ProgramSpec = {
-  options: options(`-A -b -e -E -n -s -t -T -u -v --show-all --number-nonblank --show-ends --number --squeeze-blank --show-tabs --show-nonprinting`),
+  options: options(
+    `-A -b -e -E -n -s -t -T -u -v --show-all --number-nonblank --show-ends --number --squeeze-blank --show-tabs --show-nonprinting`,
+  ),
   afterDoubleDash: 'operands',
 };
 
@@ -30,7 +32,9 @@ export const head: ProgramSpec = {
 };
 
 export const tail: ProgramSpec = {
-  options: options(`-n= -c= -f -F -q -v -s= -z --lines= --bytes= --follow? --retry --quiet --silent --verbose --sleep-interval= --pid= --zero-terminated`),
+  options: options(
+    `-n= -c= -f -F -q -v -s= -z --lines= --bytes= --follow? --retry --quiet --silent --verbose --sleep-interval= --pid= --zero-terminated`,
+  ),
   numberOption: true,
   afterDoubleDash: 'operands',
 };
@@ -102,7 +106,9 @@ function sedScripts(words: readonly string[], values: ReadonlyMap<string, readon
 
 export const sed: ProgramSpec = {
   summary: 'scripts of p d q n N P h H g G x = l y s/// (flags g p i m and numbers); not -i, -f, e, r, R, w, W',
-  options: options(`-n -E -r -s -u -z -l= -e|--expression= --quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug --sandbox --line-length=`),
+  options: options(
+    `-n -E -r -s -u -z -l= -e|--expression= --quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug --sandbox --line-length=`,
+  ),
   positionals: sedScripts,
   afterDoubleDash: 'operands',
 };

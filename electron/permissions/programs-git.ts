@@ -12,7 +12,11 @@ export interface Multiplexer {
   others?: ProgramSpec;
 }
 
-const spec = (text: string, extra: Partial<ProgramSpec> = {}): ProgramSpec => ({ options: options(text), afterDoubleDash: 'operands', ...extra });
+const spec = (text: string, extra: Partial<ProgramSpec> = {}): ProgramSpec => ({
+  options: options(text),
+  afterDoubleDash: 'operands',
+  ...extra,
+});
 
 /** Operands whose first word must be one of these read-only verbs (or none at all). */
 const firstOperandIn =
@@ -62,41 +66,60 @@ const LOG_SELECTION = `
 export const git: Multiplexer = {
   summary: 'by subcommand; -c, -C, --git-dir, --exec-path, -p before the subcommand always ask',
   subcommands: {
-    status: spec(`-s -b -v -z -u? --short --branch --porcelain? --long --verbose --untracked-files? --ignored? --ignore-submodules?
+    status:
+      spec(`-s -b -v -z -u? --short --branch --porcelain? --long --verbose --untracked-files? --ignored? --ignore-submodules?
       --column? --no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames? --show-stash`),
     log: spec(`${LOG_SELECTION} ${DIFF_OUTPUT}`, { numberOption: true }),
     show: spec(`${DIFF_OUTPUT} --oneline --pretty? --format= --abbrev-commit --no-abbrev-commit --date= --decorate? --no-decorate
       --expand-tabs? --no-expand-tabs --notes? --no-notes --first-parent -m -c -t --cc --remerge-diff --diff-merges=`),
     diff: spec(`${DIFF_OUTPUT} --cached --staged --merge-base --no-index`),
-    branch: spec(`-a -r -v -l -q --all --remotes --verbose --list --merged? --no-merged? --contains? --no-contains? --show-current
+    branch:
+      spec(`-a -r -v -l -q --all --remotes --verbose --list --merged? --no-merged? --contains? --no-contains? --show-current
       --sort= --format= --points-at= --color? --no-color --column? --no-column --abbrev= --no-abbrev --ignore-case --quiet`),
-    'rev-parse': spec(`-q --verify --quiet --short? --abbrev-ref? --symbolic --symbolic-full-name --show-toplevel --show-prefix
+    'rev-parse':
+      spec(`-q --verify --quiet --short? --abbrev-ref? --symbolic --symbolic-full-name --show-toplevel --show-prefix
       --show-cdup --git-dir --git-common-dir --absolute-git-dir --is-inside-work-tree --is-inside-git-dir --is-bare-repository
       --is-shallow-repository --all --branches? --tags? --remotes? --glob= --default= --revs-only --no-revs --flags --no-flags
       --since= --until= --sq-quote --show-object-format? --show-superproject-working-tree --path-format=`),
-    'ls-files': spec(`-c -d -m -o -i -s -u -k -z -t -v -f -x= -X= --cached --deleted --modified --others --ignored --stage
+    'ls-files':
+      spec(`-c -d -m -o -i -s -u -k -z -t -v -f -x= -X= --cached --deleted --modified --others --ignored --stage
       --unmerged --killed --directory --no-empty-directory --eol --exclude= --exclude-from= --exclude-per-directory=
       --exclude-standard --error-unmatch --with-tree= --full-name --recurse-submodules --abbrev? --debug --deduplicate --format=`),
-    'ls-tree': spec(`-d -r -t -l -z --long --name-only --name-status --object-only --full-name --full-tree --abbrev? --format=`),
-    blame: spec(`-b -l -t -s -e -w -f -n -p -c -L= -M? -C? -S= --root --show-stats --score-debug --show-name --show-number
+    'ls-tree': spec(
+      `-d -r -t -l -z --long --name-only --name-status --object-only --full-name --full-tree --abbrev? --format=`,
+    ),
+    blame:
+      spec(`-b -l -t -s -e -w -f -n -p -c -L= -M? -C? -S= --root --show-stats --score-debug --show-name --show-number
       --show-email --porcelain --line-porcelain --incremental --date= --progress --no-progress --reverse= --first-parent
       --encoding= --contents= --ignore-rev= --ignore-revs-file= --color-lines --color-by-age --minimal --abbrev=`),
-    shortlog: spec(`-s -n -e -c -w? --summary --numbered --email --committer --group= --format= --all --no-merges --since= --until=`),
-    describe: spec(`--tags --all --always --long --abbrev= --dirty? --broken? --exact-match --match= --exclude= --contains
+    shortlog: spec(
+      `-s -n -e -c -w? --summary --numbered --email --committer --group= --format= --all --no-merges --since= --until=`,
+    ),
+    describe:
+      spec(`--tags --all --always --long --abbrev= --dirty? --broken? --exact-match --match= --exclude= --contains
       --first-parent --candidates= --debug`),
     tag: spec(`-l -n? -v --list --sort= --contains? --no-contains? --points-at= --merged? --no-merged? --format= --column?
       --no-column --color? --ignore-case`),
     remote: spec(`-v --verbose`, { positionals: firstOperandIn(['show', 'get-url']) }),
-    fetch: spec(`-p -P -t -n -q -v -f -j= --all --prune --prune-tags --tags --no-tags --quiet --verbose --depth= --deepen=
+    fetch: spec(
+      `-p -P -t -n -q -v -f -j= --all --prune --prune-tags --tags --no-tags --quiet --verbose --depth= --deepen=
       --shallow-since= --shallow-exclude= --unshallow --update-shallow --dry-run --force --multiple --jobs= --no-recurse-submodules
       --recurse-submodules? --keep --refetch --progress --no-progress --set-upstream --write-fetch-head --no-write-fetch-head
-      --atomic --append -a --negotiation-tip= --filter= --porcelain --show-forced-updates --no-show-forced-updates`, { positionals: noCommandTransport }),
-    pull: spec(`-q -v -n -r? --quiet --verbose --ff --no-ff --ff-only --rebase? --no-rebase --autostash --no-autostash
+      --atomic --append -a --negotiation-tip= --filter= --porcelain --show-forced-updates --no-show-forced-updates`,
+      { positionals: noCommandTransport },
+    ),
+    pull: spec(
+      `-q -v -n -r? --quiet --verbose --ff --no-ff --ff-only --rebase? --no-rebase --autostash --no-autostash
       --stat --no-stat --squash --no-squash --commit --no-commit --edit --no-edit --all --prune --tags --no-tags --depth=
-      --unshallow --progress --no-progress --no-verify --signoff --no-signoff`, { positionals: noCommandTransport }),
-    push: spec(`-u -f -n -q -v -d --set-upstream --force --force-with-lease? --force-if-includes --no-force-if-includes --tags
+      --unshallow --progress --no-progress --no-verify --signoff --no-signoff`,
+      { positionals: noCommandTransport },
+    ),
+    push: spec(
+      `-u -f -n -q -v -d --set-upstream --force --force-with-lease? --force-if-includes --no-force-if-includes --tags
       --follow-tags --no-follow-tags --delete --dry-run --quiet --verbose --all --branches --mirror --prune --atomic --no-atomic
-      --no-verify --porcelain --progress --no-progress --ipv4 --ipv6 -4 -6`, { positionals: remoteNamesOnly }),
+      --no-verify --porcelain --progress --no-progress --ipv4 --ipv6 -4 -6`,
+      { positionals: remoteNamesOnly },
+    ),
     add: spec(`-A -u -n -v -f -N --all --update --dry-run --verbose --force --intent-to-add --ignore-errors --ignore-missing
       --renormalize --refresh --no-all --no-ignore-removal --ignore-removal --sparse --chmod= --pathspec-from-file= --pathspec-file-nul`),
     commit: spec(`-a -m= -F= -q -v -n -s -o -i -C= -c= --all --message= --file= --quiet --verbose --no-verify --signoff
@@ -114,7 +137,8 @@ export const git: Multiplexer = {
       --pathspec-from-file= --pathspec-file-nul`),
     reset: spec(`-q -N --soft --mixed --hard --merge --keep --quiet --no-refresh --refresh --recurse-submodules?
       --no-recurse-submodules --pathspec-from-file= --pathspec-file-nul`),
-    merge: spec(`-m= -F= -n -q -v --no-ff --ff --ff-only --message= --file= --no-edit --edit --squash --no-squash --commit
+    merge:
+      spec(`-m= -F= -n -q -v --no-ff --ff --ff-only --message= --file= --no-edit --edit --squash --no-squash --commit
       --no-commit --abort --continue --quit --quiet --verbose --stat --no-stat --summary --no-summary --log? --no-log
       --allow-unrelated-histories --autostash --no-autostash --no-verify --signoff --no-signoff --progress --no-progress`),
     rebase: spec(`-q -v -n -f --onto= --keep-base --continue --abort --skip --quit --quiet --verbose --stat --no-stat
@@ -122,27 +146,41 @@ export const git: Multiplexer = {
       --no-update-refs --force-rebase --no-ff --fork-point --no-fork-point --reapply-cherry-picks --no-reapply-cherry-picks
       --committer-date-is-author-date --ignore-date --reset-author-date --signoff --no-verify --verify --rebase-merges?
       --no-rebase-merges --apply --merge -m`),
-    stash: spec(`-u -k -q -a -p -m= --patch --include-untracked --keep-index --no-keep-index --quiet --all --message= --index --staged
-      --pathspec-from-file= --pathspec-file-nul`, { positionals: firstOperandIn(['list', 'show', 'push', 'save']) }),
-    grep: spec(`-i -I -v -w -n -l -L -c -h -H -e= -f= -E -F -G -P -r -z -o -q -W -p -A= -B= -C= -m= --cached --untracked
+    stash: spec(
+      `-u -k -q -a -p -m= --patch --include-untracked --keep-index --no-keep-index --quiet --all --message= --index --staged
+      --pathspec-from-file= --pathspec-file-nul`,
+      { positionals: firstOperandIn(['list', 'show', 'push', 'save']) },
+    ),
+    grep: spec(
+      `-i -I -v -w -n -l -L -c -h -H -e= -f= -E -F -G -P -r -z -o -q -W -p -A= -B= -C= -m= --cached --untracked
       --no-index --exclude-standard --no-exclude-standard --recurse-submodules --ignore-case --invert-match --word-regexp
       --line-number --column --files-with-matches --name-only --files-without-match --count --no-filename --full-name
       --extended-regexp --fixed-strings --basic-regexp --perl-regexp --null --only-matching --quiet --break --heading
       --show-function --function-context --max-depth= --recursive --no-recursive --color? --no-color --all-match --and --or
-      --not --threads= --max-count= --after-context= --before-context= --context=`, { numberOption: true }),
+      --not --threads= --max-count= --after-context= --before-context= --context=`,
+      { numberOption: true },
+    ),
     'cat-file': spec(`-t -s -e -p --batch? --batch-check? --batch-all-objects --follow-symlinks --unordered`),
-    clone: spec(`-b= -q -v -n --branch= --depth= --shallow-since= --shallow-exclude= --single-branch --no-single-branch
+    clone: spec(
+      `-b= -q -v -n --branch= --depth= --shallow-since= --shallow-exclude= --single-branch --no-single-branch
       --no-tags --quiet --verbose --progress --no-checkout --bare --mirror --origin= -o= --filter= --also-filter-submodules
       --recurse-submodules? --shallow-submodules --no-shallow-submodules --remote-submodules --no-remote-submodules --sparse
-      --reject-shallow --no-reject-shallow --bundle-uri=`, { positionals: noCommandTransport }),
+      --reject-shallow --no-reject-shallow --bundle-uri=`,
+      { positionals: noCommandTransport },
+    ),
     init: spec(`-q -b= --quiet --bare --initial-branch= --object-format= --shared?`),
     worktree: spec(`-v --verbose --porcelain -z --expire=`, { positionals: firstOperandIn(['list'], false) }),
     reflog: spec(`-n= --date= --format= --oneline --all --expire= --dry-run`, { numberOption: true }),
     'merge-base': spec(`-a --all --octopus --independent --is-ancestor --fork-point`),
-    'rev-list': spec(`${LOG_SELECTION} --objects --objects-edge --quiet --left-right --count --disk-usage?`, { numberOption: true }),
-    'for-each-ref': spec(`--count= --sort= --format= --color? --points-at= --merged? --no-merged? --contains? --no-contains?
+    'rev-list': spec(`${LOG_SELECTION} --objects --objects-edge --quiet --left-right --count --disk-usage?`, {
+      numberOption: true,
+    }),
+    'for-each-ref':
+      spec(`--count= --sort= --format= --color? --points-at= --merged? --no-merged? --contains? --no-contains?
       --ignore-case --omit-empty --shell --perl --python --tcl --exclude=`),
-    'show-ref': spec(`-d -s -q --head --heads --branches --tags --verify --dereference --hash? --abbrev? --quiet --exists --exclude-existing?`),
+    'show-ref': spec(
+      `-d -s -q --head --heads --branches --tags --verify --dereference --hash? --abbrev? --quiet --exists --exclude-existing?`,
+    ),
     version: spec(`--build-options`),
     cherry: spec(`-v --abbrev?`),
     'name-rev': spec(`--tags --refs= --exclude= --all --annotate-stdin --name-only --no-undefined --always`),
@@ -166,6 +204,9 @@ export const git: Multiplexer = {
     'upload-pack': 'runs on behalf of a remote',
     'receive-pack': 'runs on behalf of a remote',
     'upload-archive': 'runs on behalf of a remote',
-    p4: 'runs Perforce', svn: 'runs Subversion', cvsimport: 'runs CVS', cvsserver: 'serves CVS',
+    p4: 'runs Perforce',
+    svn: 'runs Subversion',
+    cvsimport: 'runs CVS',
+    cvsserver: 'serves CVS',
   },
 };

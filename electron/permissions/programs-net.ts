@@ -12,7 +12,10 @@ const noFileAnywhere: ValueCheck = { allows: (value) => !value.includes('@'), no
 /** A cookie given as name=value; a bare word is a cookie file to read. */
 const literalCookie: ValueCheck = { allows: (value) => value.includes('='), note: 'name=value, not a cookie file' };
 /** --write-out may read its format from a file (@file) or write one (%output{file}). */
-const safeWriteOut: ValueCheck = { allows: (value) => !value.startsWith('@') && !/%output\{/i.test(value), note: 'not @file or %output{…}' };
+const safeWriteOut: ValueCheck = {
+  allows: (value) => !value.startsWith('@') && !/%output\{/i.test(value),
+  note: 'not @file or %output{…}',
+};
 
 /** A URL operand: http, https, ftp or ftps, or a host without a scheme; never file://, dict://, gopher:// and the like. */
 function webOnly(words: readonly string[]): string | null {
@@ -22,7 +25,8 @@ function webOnly(words: readonly string[]): string | null {
 
 export const curl: ProgramSpec = {
   positionals: webOnly,
-  summary: 'requests and reading responses; -o, -D and --output only as - (the terminal); no upload of files, no config files, no trace or cookie-jar files',
+  summary:
+    'requests and reading responses; -o, -D and --output only as - (the terminal); no upload of files, no config files, no trace or cookie-jar files',
   options: options(
     `
     -s -S -f -L -I -i -v -k -G -4 -6 -N -Z -q -j -# -X= -A= -e= -u= -m= -x= -r= -z= -U=
@@ -56,7 +60,8 @@ export const curl: ProgramSpec = {
 
 export const wget: ProgramSpec = {
   positionals: webOnly,
-  summary: 'downloads into the working folder, or -O - to the terminal; not -e (runs wgetrc commands), -o/-a/-P (write elsewhere), -r',
+  summary:
+    'downloads into the working folder, or -O - to the terminal; not -e (runs wgetrc commands), -o/-a/-P (write elsewhere), -r',
   options: options(
     `
     -q -v -S -c -N -4 -6 -n= -O|--output-document= -T= -t= -U= -w= -i=

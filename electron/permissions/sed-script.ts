@@ -74,14 +74,16 @@ export function unsafeSedScript(script: string): string | null {
       if (command === 'q' || command === 'Q') while (/[0-9 ]/.test(at() ?? '')) i++;
     } else if (command === 's' || command === 'y') {
       const delimiter = at();
-      if (!delimiter || delimiter === '\n' || delimiter === '\\') return 'the sed script has a substitution it cannot read';
+      if (!delimiter || delimiter === '\n' || delimiter === '\\')
+        return 'the sed script has a substitution it cannot read';
       i++;
       if (!delimited(delimiter) || !delimited(delimiter)) return 'the sed script has a substitution it cannot read';
       if (command === 's') {
         const start = i;
         while (i < script.length && !/[ \t;\n}]/.test(script[i]!)) i++;
         const flags = script.slice(start, i);
-        if (!SUBSTITUTE_FLAGS.test(flags)) return `the sed substitution flags "${flags}" may run a command or write a file (only g p i I m M and numbers are known to be safe)`;
+        if (!SUBSTITUTE_FLAGS.test(flags))
+          return `the sed substitution flags "${flags}" may run a command or write a file (only g p i I m M and numbers are known to be safe)`;
       }
     } else {
       return `the sed command "${command}" is not known to be safe (e runs commands; r, R, w and W read or write files)`;

@@ -7,7 +7,16 @@ import { explainForkFailure } from '../process/fork-failure.js';
 import { LEGACY_MARK_VARIABLE } from '../process/identity.js';
 import { KILL_CONFIRM_MS, waitUntil } from '../process/leftovers-unix.js';
 import { within } from './live-task.js';
-import { StartError, StuckError, type Runner, type RunnerExit, type RunnerHandle, type RunnerListener, type Spec, type StopReport } from './runner.js';
+import {
+  StartError,
+  StuckError,
+  type Runner,
+  type RunnerExit,
+  type RunnerHandle,
+  type RunnerListener,
+  type Spec,
+  type StopReport,
+} from './runner.js';
 import { taskEnvironment } from './task-env.js';
 import { TERMINAL_COLUMNS, TERMINAL_ROWS } from './terminal-text.js';
 
@@ -101,7 +110,11 @@ export class CommandRunner implements Runner {
     this.#closeOnExec(pty);
     const handle = new PtyHandle(pty, listener, container, this.#identify(pty.pid), this.#state);
     try {
-      await container.attach(pty.pid, () => handle.leaderGone, (data) => pty.write(data));
+      await container.attach(
+        pty.pid,
+        () => handle.leaderGone,
+        (data) => pty.write(data),
+      );
     } catch (error) {
       await handle.abort();
       throw new StartError((error as Error).message);
@@ -116,7 +129,9 @@ export class CommandRunner implements Runner {
     const problem = setCloseOnExec(fd);
     if (problem && !this.#cloexecWarned) {
       this.#cloexecWarned = true;
-      this.#log(`task terminals cannot be made close-on-exec (${problem}); later tasks may inherit earlier tasks' terminals`);
+      this.#log(
+        `task terminals cannot be made close-on-exec (${problem}); later tasks may inherit earlier tasks' terminals`,
+      );
     }
   }
 }
@@ -134,7 +149,13 @@ class PtyHandle implements RunnerHandle {
   #leaderExit: RunnerExit | null = null;
   #settled = false;
 
-  constructor(pty: IPty, listener: RunnerListener, container: TaskContainer, processStartedAt: string | null, state: (pid: number) => string | null) {
+  constructor(
+    pty: IPty,
+    listener: RunnerListener,
+    container: TaskContainer,
+    processStartedAt: string | null,
+    state: (pid: number) => string | null,
+  ) {
     this.#pty = pty;
     this.#container = container;
     this.#state = state;
@@ -215,7 +236,10 @@ class PtyHandle implements RunnerHandle {
       const members = this.#container.members();
       // With nothing left in its container the end is on its way; if even that does not come, the leader is what hangs.
       if (members.length === 0 && (await ended())) return { outside: [...outside] };
-      throw new StuckError((members.length > 0 ? members : [this.pid]).map((pid) => ({ pid, state: this.#state(pid) })), KILL_CONFIRM_MS);
+      throw new StuckError(
+        (members.length > 0 ? members : [this.pid]).map((pid) => ({ pid, state: this.#state(pid) })),
+        KILL_CONFIRM_MS,
+      );
     }
     return { outside: [...outside] };
   }

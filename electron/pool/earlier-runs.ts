@@ -26,7 +26,11 @@ export class EarlierRuns {
   }
 
   isOrphaned(record: TaskRecord): boolean {
-    return !this.#o.isLive(record.id) && (record.status === 'running' || record.status === 'queued') && record.runId !== this.#o.runId;
+    return (
+      !this.#o.isLive(record.id) &&
+      (record.status === 'running' || record.status === 'queued') &&
+      record.runId !== this.#o.runId
+    );
   }
 
   /**

@@ -22,7 +22,8 @@ const CONVENTIONAL_ONE: readonly [RegExp, string][] = [
  * name (SIGKILL 137, SIGTERM 143), never 0; conventional codes carry their meaning.
  */
 export function describeExit(command: string, exitCode: number | null, signal: number | string | null): ExitReport {
-  const signalNumber = typeof signal === 'string' ? (constants.signals as Record<string, number>)[signal] ?? null : signal;
+  const signalNumber =
+    typeof signal === 'string' ? ((constants.signals as Record<string, number>)[signal] ?? null) : signal;
   if (signalNumber) {
     const name = SIGNAL_NAMES.get(signalNumber) ?? `SIG${signalNumber}`;
     return { exitCode: 128 + signalNumber, signal: name, note: `killed by ${name}` };
@@ -47,11 +48,16 @@ function noteFor(command: string, exitCode: number): string | null {
 
 /** The program whose status the shell returns: the last stage of a simple pipeline, sans env assignments. */
 function lastProgram(command: string): string | null {
-  const stage = command.split(/\|(?!\|)/).at(-1)?.trim() ?? '';
+  const stage =
+    command
+      .split(/\|(?!\|)/)
+      .at(-1)
+      ?.trim() ?? '';
   if (/[;&]|\|\|/.test(stage)) return null;
   const words = stage.split(/\s+/).filter((word) => word && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
   const first = words[0]?.replace(/^.*\//, '');
   if (!first) return null;
-  if ((first === 'git' || first === 'command') && words[1]) return first === 'git' ? `git ${words[1]}` : words[1]!.replace(/^.*\//, '');
+  if ((first === 'git' || first === 'command') && words[1])
+    return first === 'git' ? `git ${words[1]}` : words[1]!.replace(/^.*\//, '');
   return first;
 }

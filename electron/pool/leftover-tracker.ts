@@ -22,7 +22,9 @@ export class LeftoverTracker {
     const now = this.#now();
     const cached = this.#probes.get(record.id);
     if (cached && now - cached.at < PROBE_CACHE_MS) return cached.verdict;
-    const verdict: Verdict = record.pid ? this.#inspector.probe(identityOf(record)) : { alive: false, reason: 'it never started' };
+    const verdict: Verdict = record.pid
+      ? this.#inspector.probe(identityOf(record))
+      : { alive: false, reason: 'it never started' };
     this.#probes.set(record.id, { at: now, verdict });
     return verdict;
   }
@@ -42,7 +44,10 @@ export class LeftoverTracker {
   }
 
   /** Ends each record's processes that are provably still running; `ended` records each end. */
-  async reapAll(records: Iterable<TaskRecord>, ended: (record: TaskRecord, pids: number[]) => void): Promise<ReapReport> {
+  async reapAll(
+    records: Iterable<TaskRecord>,
+    ended: (record: TaskRecord, pids: number[]) => void,
+  ): Promise<ReapReport> {
     const report: ReapReport = { reaped: [], untouched: [] };
     for (const record of records) {
       const result = await this.reap(record);

@@ -6,7 +6,12 @@ import type { TaskLog, TaskLogHooks } from './task-log.js';
 import type { TaskRecord } from './task-record.js';
 
 /** What a task's log does when its disk fills: the disk watch is told, and the row says where the log stopped. */
-export function logRoomHooks(live: Live, disk: DiskReporter | undefined, folder: string, save: (record: TaskRecord) => void): TaskLogHooks {
+export function logRoomHooks(
+  live: Live,
+  disk: DiskReporter | undefined,
+  folder: string,
+  save: (record: TaskRecord) => void,
+): TaskLogHooks {
   return {
     noRoom(error) {
       if (!disk?.noteFailure(error)) return false;

@@ -81,7 +81,8 @@ class SegmentScanner {
   }
 
   private shown(): string {
-    if (this.matchAt + this.needle.length <= SHOWN_CHARS) return this.visibleCount > SHOWN_CHARS ? `${this.head}…` : this.head;
+    if (this.matchAt + this.needle.length <= SHOWN_CHARS)
+      return this.visibleCount > SHOWN_CHARS ? `${this.head}…` : this.head;
     const more = this.visibleCount > this.windowStart + this.window.length;
     return `${this.windowStart > 0 ? '…' : ''}${this.window}${more ? '…' : ''}`;
   }

@@ -47,7 +47,10 @@ export const DEFAULT_POLICY: PoolPolicy = {
  */
 export function resolveTimeoutSeconds(
   request: { timeoutSeconds?: number | undefined; expectedSeconds?: number | undefined },
-  policy: Pick<PoolPolicy, 'defaultTimeoutSeconds' | 'maxTimeoutSeconds' | 'estimateMultiplier' | 'estimateFloorSeconds'>,
+  policy: Pick<
+    PoolPolicy,
+    'defaultTimeoutSeconds' | 'maxTimeoutSeconds' | 'estimateMultiplier' | 'estimateFloorSeconds'
+  >,
 ): number {
   let seconds: number;
   if (request.timeoutSeconds !== undefined) seconds = request.timeoutSeconds;

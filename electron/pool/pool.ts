@@ -18,7 +18,13 @@ import { RecordKeeper } from './record-keeper.js';
 import { logRoomHooks, noteLogAtEnd, resumeLogs } from './log-room.js';
 import { toTaskRow } from './task-row.js';
 import { readableOutput } from './readable-output.js';
-import { type EndReason, type PoolListener, type PoolOptions, type ReapReport, type StartRequest } from './pool-types.js';
+import {
+  type EndReason,
+  type PoolListener,
+  type PoolOptions,
+  type ReapReport,
+  type StartRequest,
+} from './pool-types.js';
 
 export type { PoolListener, PoolOptions, ReapReport, StartRequest } from './pool-types.js';
 
@@ -63,7 +69,13 @@ export class TaskPool {
     this.#log = options.log ?? ((message) => console.error(`drover: ${message}`));
     this.#now = options.now ?? Date.now;
     const leftovers = new LeftoverTracker(options.inspector, this.#now);
-    this.#earlier = new EarlierRuns({ leftovers, runId: options.runId, isLive: (id) => this.#live.has(id), save: (record) => this.#save(record), now: this.#now });
+    this.#earlier = new EarlierRuns({
+      leftovers,
+      runId: options.runId,
+      isLive: (id) => this.#live.has(id),
+      save: (record) => this.#save(record),
+      now: this.#now,
+    });
     this.#bootId = options.inspector.identify(process.pid).bootId;
     this.#disk = options.disk;
     this.#dataFolder = new DataFolderWatch(options.dataDir);
@@ -74,7 +86,10 @@ export class TaskPool {
       disk: options.disk,
       log: this.#log,
       now: this.#now,
-      running: () => [...this.#live.values()].filter((live) => live.record.status === 'running' && !live.settling).map((live) => live.record),
+      running: () =>
+        [...this.#live.values()]
+          .filter((live) => live.record.status === 'running' && !live.settling)
+          .map((live) => live.record),
       ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     });
     // Room is back: unsaved rows are written, and every waiting log is written again from here.
@@ -138,7 +153,12 @@ export class TaskPool {
   }
 
   /** Ends a task early: `reason` is recorded (stopped by the operator, cancelled turn, refused adoption). */
-  async stop(sessionId: string, id: string, reason: EndReason = 'stopped', detail?: string): Promise<{ record: TaskRecord; wasSettled: boolean }> {
+  async stop(
+    sessionId: string,
+    id: string,
+    reason: EndReason = 'stopped',
+    detail?: string,
+  ): Promise<{ record: TaskRecord; wasSettled: boolean }> {
     const record = this.#index.require(sessionId, id);
     const live = this.#live.get(id);
     if (!live) {
@@ -221,7 +241,10 @@ export class TaskPool {
   /** Drops settled tasks (and their logs) of a session; running and queued ones stay. */
   clearFinished(sessionId: string): Promise<string[]> {
     const now = this.#now();
-    return this.#index.remove(sessionId, (record) => !['running', 'queued', 'orphaned'].includes(this.#row(record, now).status));
+    return this.#index.remove(
+      sessionId,
+      (record) => !['running', 'queued', 'orphaned'].includes(this.#row(record, now).status),
+    );
   }
 
   /**
@@ -230,7 +253,10 @@ export class TaskPool {
    * would not end.
    */
   async stopSession(sessionId: string): Promise<void> {
-    const [failed] = await this.#stopAll([...this.#live.values()].filter((live) => live.record.sessionId === sessionId), 'its session was deleted');
+    const [failed] = await this.#stopAll(
+      [...this.#live.values()].filter((live) => live.record.sessionId === sessionId),
+      'its session was deleted',
+    );
     if (failed) throw failed;
     await this.reap(sessionId);
     this.#index.forget(sessionId);
@@ -244,13 +270,16 @@ export class TaskPool {
   async drain(log: (message: string) => void = () => {}): Promise<void> {
     this.#draining = true;
     this.#keeper.stop();
-    for (const failure of await this.#stopAll([...this.#live.values()], 'Drover was shutting down')) log(`at shutdown: ${failure.message}`);
+    for (const failure of await this.#stopAll([...this.#live.values()], 'Drover was shutting down'))
+      log(`at shutdown: ${failure.message}`);
     this.#closed = true;
   }
 
   /** Stops each task, all at once; returns the failures (tasks that would not end). */
   async #stopAll(lives: Live[], detail: string): Promise<Error[]> {
-    const results = await Promise.allSettled(lives.map((live) => this.stop(live.record.sessionId, live.record.id, 'shutdown', detail)));
+    const results = await Promise.allSettled(
+      lives.map((live) => this.stop(live.record.sessionId, live.record.id, 'shutdown', detail)),
+    );
     return results.flatMap((result) => (result.status === 'rejected' ? [result.reason as Error] : []));
   }
 
@@ -258,7 +287,12 @@ export class TaskPool {
     const kind = request.kind ?? 'command';
     if (!this.#runners[kind]) throw new DroverError('unavailable', `No runner for ${kind} tasks`);
     this.#dataFolder.check();
-    const place = { runId: this.#runId, dataDir: this.#dataDir, queuedAt: this.#now(), timeoutSeconds: resolveTimeoutSeconds(request, this.policy) };
+    const place = {
+      runId: this.#runId,
+      dataDir: this.#dataDir,
+      queuedAt: this.#now(),
+      timeoutSeconds: resolveTimeoutSeconds(request, this.policy),
+    };
     const record = this.#repo.create((seq) => recordForRequest(seq, { ...request, kind }, foreground, place));
     const id = record.id;
     this.#index.records(request.sessionId).set(id, record);
@@ -270,7 +304,9 @@ export class TaskPool {
 
   /** Starts queued tasks in start order, each as soon as its session (and Drover as a whole) has room. */
   async #pump(): Promise<void> {
-    await Promise.all(this.#scheduler.takeStartable().map((live) => this.#launch(live).finally(() => (live.launching = false))));
+    await Promise.all(
+      this.#scheduler.takeStartable().map((live) => this.#launch(live).finally(() => (live.launching = false))),
+    );
   }
 
   #launch(live: Live): Promise<void> {
@@ -285,7 +321,10 @@ export class TaskPool {
     record.mark = formatMark(mark);
     try {
       // Its folder is made here: on a full disk that fails, and the task fails with the reason.
-      live.log = new TaskLog(record.logPath, logRoomHooks(live, this.#disk, this.#dataDir, (changed) => this.#save(changed)));
+      live.log = new TaskLog(
+        record.logPath,
+        logRoomHooks(live, this.#disk, this.#dataDir, (changed) => this.#save(changed)),
+      );
       live.handle = await runner.start(
         { kind: record.kind, taskId: record.id, command: record.command, cwd: record.cwd, env: {}, mark },
         {
@@ -313,7 +352,9 @@ export class TaskPool {
     live.handle
       .wait()
       .then((exit) => this.#settle(live, exit))
-      .catch((error: unknown) => this.#log(`task ${record.id} could not be recorded as ended: ${(error as Error).message}`));
+      .catch((error: unknown) =>
+        this.#log(`task ${record.id} could not be recorded as ended: ${(error as Error).message}`),
+      );
   }
 
   #armTimeout(live: Live): void {
@@ -334,7 +375,9 @@ export class TaskPool {
   }
 
   #onOutput(live: Live, chunk: Buffer): void {
-    appendOutput(live, chunk, this.#now(), () => this.#listener.taskOutput(live.record.sessionId, live.record.id, live.window.totalBytes));
+    appendOutput(live, chunk, this.#now(), () =>
+      this.#listener.taskOutput(live.record.sessionId, live.record.id, live.window.totalBytes),
+    );
   }
 
   async #settle(live: Live, exit: RunnerExit, forced?: 'failed'): Promise<void> {

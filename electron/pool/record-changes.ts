@@ -56,7 +56,8 @@ export function recordEnd(record: TaskRecord, end: TaskEnd): void {
     record.exitNote = `${endReasonText(end.reason, end.detail)}${signal}`;
   } else record.status = report.exitCode === 0 && !report.signal ? 'succeeded' : 'failed';
   if (end.logError && !record.error) record.error = `the output log could not be written: ${end.logError.message}`;
-  if (end.cwdGone && record.startedAt !== null && record.pid !== null) addNote(record, `its working directory ${record.cwd} was removed while it ran`);
+  if (end.cwdGone && record.startedAt !== null && record.pid !== null)
+    addNote(record, `its working directory ${record.cwd} was removed while it ran`);
 }
 
 /** The row's error when processes outlived SIGKILL: the task stays watched and settles when they end. */
@@ -67,7 +68,10 @@ export function stuckText(error: StuckError): string {
 /** Names the processes found outside the task's container by its mark and ended with it. */
 export function noteOutside(record: TaskRecord, pids: readonly number[]): void {
   const where = record.containment === 'cgroup' ? 'cgroup' : 'group';
-  addNote(record, `also ended ${plural(pids.length, 'process', 'processes')} that had left its ${where}: ${pids.join(', ')}`);
+  addNote(
+    record,
+    `also ended ${plural(pids.length, 'process', 'processes')} that had left its ${where}: ${pids.join(', ')}`,
+  );
 }
 
 /** A leftover of an earlier run that this run ended: the record stops claiming to run. */
@@ -88,7 +92,9 @@ export const LOST_QUEUED_NOTE = 'Drover stopped before this task started; it nev
 export function recordLost(record: TaskRecord, lastSeenAlive: number | null): void {
   const started = record.startedAt !== null && record.pid !== null;
   record.status = 'lost';
-  record.endedAt = started ? Math.max(record.startedAt!, lastSeenAlive ?? record.seenAt ?? record.startedAt!) : record.queuedAt;
+  record.endedAt = started
+    ? Math.max(record.startedAt!, lastSeenAlive ?? record.seenAt ?? record.startedAt!)
+    : record.queuedAt;
   record.exitNote = started ? LOST_RUNNING_NOTE : LOST_QUEUED_NOTE;
 }
 
@@ -96,7 +102,12 @@ export function recordLost(record: TaskRecord, lastSeenAlive: number | null): vo
  * Why a log stopped growing, or what it misses: the task keeps running while the disk is full (its
  * output still reaches the live view), and the log says how much of it was not kept.
  */
-export function noteLogGap(record: TaskRecord, folder: string, log: { waitingSince: number | null; missedBytes: number }, ended = false): void {
+export function noteLogGap(
+  record: TaskRecord,
+  folder: string,
+  log: { waitingSince: number | null; missedBytes: number },
+  ended = false,
+): void {
   const missed = log.missedBytes > 0 ? `${bytesText(log.missedBytes)} of its output was not saved` : '';
   if (log.waitingSince !== null && ended) {
     record.logNote = `The disk holding ${folder} was full: its log stopped at ${bytesText(log.waitingSince)}${missed ? ` and the remaining ${missed}` : ''}.`;
@@ -110,7 +121,8 @@ export function noteLogGap(record: TaskRecord, folder: string, log: { waitingSin
 /** The log file was removed or cut short under the task (someone else did it): what it holds is not all it printed. */
 export function noteLogDamage(record: TaskRecord, damage: 'removed' | 'shortened' | null): void {
   if (damage === 'removed') record.logNote = 'Its log file was removed while it ran, so its output was not kept.';
-  else if (damage === 'shortened') record.logNote = 'Its log file was cut short while it ran, so it holds only part of its output.';
+  else if (damage === 'shortened')
+    record.logNote = 'Its log file was cut short while it ran, so it holds only part of its output.';
 }
 
 /** 1536 -> "1.5 KiB"; exact below a kibibyte. */

@@ -46,7 +46,8 @@ export class RecordKeeper {
       this.#unsaved.delete(record);
     } catch (error) {
       this.#unsaved.add(record);
-      if (!this.#o.disk?.noteFailure(error)) this.#o.log(`task ${record.id} could not be saved (Drover tries again later): ${(error as Error).message}`);
+      if (!this.#o.disk?.noteFailure(error))
+        this.#o.log(`task ${record.id} could not be saved (Drover tries again later): ${(error as Error).message}`);
     }
   }
 
@@ -96,9 +97,13 @@ export class RecordKeeper {
     const now = this.#o.now();
     for (const record of running) record.seenAt = now;
     try {
-      this.#o.repo.seen(running.map((record) => record.id), now);
+      this.#o.repo.seen(
+        running.map((record) => record.id),
+        now,
+      );
     } catch (error) {
-      if (!this.#o.disk?.noteFailure(error)) this.#o.log(`the running tasks could not be recorded as seen: ${(error as Error).message}`);
+      if (!this.#o.disk?.noteFailure(error))
+        this.#o.log(`the running tasks could not be recorded as seen: ${(error as Error).message}`);
     }
   }
 }

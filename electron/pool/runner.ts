@@ -29,7 +29,9 @@ export class StuckError extends Error {
 
   constructor(stuck: readonly { pid: number; state: string | null }[], waitedMs: number) {
     const list = stuck.map(({ pid, state }) => `${pid}${state ? ` (${state})` : ''}`).join(', ');
-    super(`SIGKILL left ${stuck.length === 1 ? '1 process' : `${stuck.length} processes`} running after ${waitedMs / 1000} s: ${list}`);
+    super(
+      `SIGKILL left ${stuck.length === 1 ? '1 process' : `${stuck.length} processes`} running after ${waitedMs / 1000} s: ${list}`,
+    );
     this.name = 'StuckError';
     this.stuck = stuck;
   }

@@ -13,7 +13,10 @@ interface RunningCounts {
  * per session (one session's five dev servers never queue another session's work), with a
  * ceiling across sessions on top so many sessions cannot exhaust the machine.
  */
-function capacityProblem(counts: RunningCounts, policy: Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal'>): string | null {
+function capacityProblem(
+  counts: RunningCounts,
+  policy: Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal'>,
+): string | null {
   if (counts.session >= policy.maxConcurrent) {
     return `this session is at its limit (${counts.session} of ${policy.maxConcurrent} background tasks running)`;
   }
@@ -63,7 +66,7 @@ export class Scheduler {
   /** The queued tasks that may start now, in start order, each marked as starting (so it counts). */
   takeStartable(): Live[] {
     const taken: Live[] = [];
-    for (let i = 0; i < this.#queue.length && this.runningCount() < this.#policy.maxConcurrentTotal; ) {
+    for (let i = 0; i < this.#queue.length && this.runningCount() < this.#policy.maxConcurrentTotal;) {
       const live = this.#queue[i]!;
       if (this.capacityProblem(live.record.sessionId) !== null) {
         i++;

@@ -18,11 +18,18 @@ const fold = (name: string, platform: NodeJS.Platform): string => (platform === 
  *   front of `PATH`) when Drover itself was started by `npm start` or `npm run serve`, so a task's
  *   own npm, tsc or vitest is not Drover's.
  */
-function isPrivateVariable(name: string, env: NodeJS.ProcessEnv, secrets: readonly string[] = [], platform = process.platform): boolean {
+function isPrivateVariable(
+  name: string,
+  env: NodeJS.ProcessEnv,
+  secrets: readonly string[] = [],
+  platform = process.platform,
+): boolean {
   const key = fold(name, platform);
-  if (key.startsWith('DROVER_')) return !key.startsWith(fold(MARK_PREFIX, platform)) || key === fold(`${MARK_PREFIX}ID`, platform);
+  if (key.startsWith('DROVER_'))
+    return !key.startsWith(fold(MARK_PREFIX, platform)) || key === fold(`${MARK_PREFIX}ID`, platform);
   if (secrets.some((secret) => fold(secret, platform) === key)) return true;
-  if (key.startsWith('ELECTRON_') || key === 'CHROME_CRASHPAD_PIPE_NAME' || key === 'ORIGINAL_XDG_CURRENT_DESKTOP') return true;
+  if (key.startsWith('ELECTRON_') || key === 'CHROME_CRASHPAD_PIPE_NAME' || key === 'ORIGINAL_XDG_CURRENT_DESKTOP')
+    return true;
   if (env.APPIMAGE !== undefined && ['APPIMAGE', 'APPDIR', 'ARGV0', 'OWD'].includes(key)) return true;
   if (launchedByOwnNpm(env) && (key.startsWith(fold('npm_', platform)) || key === 'INIT_CWD')) return true;
   return false;
@@ -62,7 +69,8 @@ export function taskEnvironment(
 function withoutNpmScriptPaths(path: string, env: NodeJS.ProcessEnv): string {
   const packageDir = env.npm_package_json ? dirname(env.npm_package_json) : env.INIT_CWD;
   const added = new Set<string>();
-  for (let dir = packageDir; dir; dir = dirname(dir) === dir ? '' : dirname(dir)) added.add(join(dir, 'node_modules', '.bin'));
+  for (let dir = packageDir; dir; dir = dirname(dir) === dir ? '' : dirname(dir))
+    added.add(join(dir, 'node_modules', '.bin'));
   return path
     .split(delimiter)
     .filter((entry) => !added.has(entry) && !/[\\/]@npmcli[\\/]run-script[\\/]lib[\\/]node-gyp-bin$/.test(entry))

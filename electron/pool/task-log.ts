@@ -16,7 +16,6 @@ export const LOG_WRITE_BATCH_BYTES = 256 * 1024;
  */
 export const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 
-
 /** What a log missed while its disk was full: where the gap begins, and how many bytes it holds. */
 export interface LogGap {
   atByte: number;
@@ -51,7 +50,11 @@ export class TaskLog {
   }
 
   #open(): WriteStream {
-    const stream = createWriteStream(this.path, { flags: 'a', mode: PRIVATE_FILE_MODE, highWaterMark: LOG_HIGH_WATER_BYTES });
+    const stream = createWriteStream(this.path, {
+      flags: 'a',
+      mode: PRIVATE_FILE_MODE,
+      highWaterMark: LOG_HIGH_WATER_BYTES,
+    });
     stream.on('error', (error) => {
       if (stream !== this.#stream) return;
       if (this.#hooks.noRoom?.(error)) {
@@ -191,7 +194,11 @@ export async function readLogTail(path: string, maxBytes: number): Promise<LogTa
 }
 
 /** A slice of a log from `fromByte` (at most `maxBytes`), or its last `maxBytes` when no offset is given. */
-export async function readLogRange(path: string, fromByte: number | undefined, maxBytes: number): Promise<{ bytes: Buffer; fromByte: number; toByte: number; truncated: boolean }> {
+export async function readLogRange(
+  path: string,
+  fromByte: number | undefined,
+  maxBytes: number,
+): Promise<{ bytes: Buffer; fromByte: number; toByte: number; truncated: boolean }> {
   let size: number;
   try {
     size = (await stat(path)).size;
@@ -206,7 +213,12 @@ export async function readLogRange(path: string, fromByte: number | undefined, m
   try {
     const bytes = Buffer.alloc(length);
     const { bytesRead } = await handle.read(bytes, 0, length, start);
-    return { bytes: bytes.subarray(0, bytesRead), fromByte: start, toByte: start + bytesRead, truncated: start > (fromByte ?? 0) };
+    return {
+      bytes: bytes.subarray(0, bytesRead),
+      fromByte: start,
+      toByte: start + bytesRead,
+      truncated: start > (fromByte ?? 0),
+    };
   } finally {
     await handle.close();
   }
@@ -242,7 +254,10 @@ export async function countLogNewlines(path: string, endByte: number): Promise<n
   };
   try {
     const known = counted.get(path);
-    const resume = known && known.endByte <= endByte && (await bytesBefore(known.endByte)).equals(known.last) ? known : { endByte: 0, count: 0 };
+    const resume =
+      known && known.endByte <= endByte && (await bytesBefore(known.endByte)).equals(known.last)
+        ? known
+        : { endByte: 0, count: 0 };
     const chunk = Buffer.alloc(Math.max(1, Math.min(NEWLINE_COUNT_CHUNK_BYTES, endByte - resume.endByte)));
     let count = resume.count;
     let position = resume.endByte;

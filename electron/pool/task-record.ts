@@ -102,7 +102,14 @@ export function newTaskRecord(task: NewTask): TaskRecord {
 /** A new task's record from the request that starts it: where its log goes, and what it may notify. */
 export function recordForRequest(
   seq: number,
-  request: { sessionId: string; kind: TaskKind; command: string; cwd: string; expectedSeconds?: number | undefined; notifyOnFinish?: boolean | undefined },
+  request: {
+    sessionId: string;
+    kind: TaskKind;
+    command: string;
+    cwd: string;
+    expectedSeconds?: number | undefined;
+    notifyOnFinish?: boolean | undefined;
+  },
   foreground: boolean,
   place: { runId: string; dataDir: string; queuedAt: number; timeoutSeconds: number },
 ): TaskRecord {

@@ -49,7 +49,10 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     running,
     silentForSeconds,
     // The first output can arrive before the start is recorded; it never reads as earlier than the start.
-    lastOutputAt: running && context.lastOutputAt !== null ? iso(Math.max(context.lastOutputAt, startedAt ?? context.lastOutputAt)) : null,
+    lastOutputAt:
+      running && context.lastOutputAt !== null
+        ? iso(Math.max(context.lastOutputAt, startedAt ?? context.lastOutputAt))
+        : null,
     notifyOnFinish: record.notify,
     adopted: record.adopted,
     foreground: record.foreground,

@@ -13,7 +13,10 @@ export const TERMINAL_ROWS = 40;
  * state, wrapped lines joined. A sequence split anywhere is fine: the emulator's parser is
  * a stream. Nothing here touches the stored bytes.
  */
-export async function renderTerminalText(bytes: Uint8Array, options: { cols?: number; truncated?: boolean } = {}): Promise<string> {
+export async function renderTerminalText(
+  bytes: Uint8Array,
+  options: { cols?: number; truncated?: boolean } = {},
+): Promise<string> {
   if (bytes.length === 0) return '';
   let input = bytes;
   if (options.truncated) {

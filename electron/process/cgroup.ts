@@ -1,4 +1,13 @@
-import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants as fsConstants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -59,12 +68,22 @@ export function cgroupOf(pid: number | 'self'): string | null {
 /** An absolute path of plain names: no empty, `.` or `..` part that could lead outside where it says. */
 function isCleanCgroupPath(path: string): boolean {
   if (path === '/') return true;
-  return path.startsWith('/') && path.slice(1).split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+  return (
+    path.startsWith('/') &&
+    path
+      .slice(1)
+      .split('/')
+      .every((part) => part !== '' && part !== '.' && part !== '..')
+  );
 }
 
 /** Whether `path` is the cgroup this instance makes for this task: `…/drover-<instance>/<task id>`, and nothing else. */
 export function isTaskCgroupPath(path: string, instanceId: string, taskId: string): boolean {
-  return /^[a-z]+_[1-9][0-9]{0,11}$/.test(taskId) && isCleanCgroupPath(path) && path.endsWith(`/drover-${instanceId}/${taskId}`);
+  return (
+    /^[a-z]+_[1-9][0-9]{0,11}$/.test(taskId) &&
+    isCleanCgroupPath(path) &&
+    path.endsWith(`/drover-${instanceId}/${taskId}`)
+  );
 }
 
 /** The directory of a cgroup path under this mount, or null when the mount does not show it (or the path is not plain). */

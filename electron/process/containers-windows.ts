@@ -46,7 +46,8 @@ export class JobContainer implements TaskContainer {
   wrap(file: string, args: readonly string[]): { file: string; args: string[] } {
     const last = args.length - 1;
     if (!isCmd(file) || last < 0 || args[last - 1]?.toLowerCase() !== '/c') {
-      this.note = 'its shell is not cmd.exe, so it joins its job just after it starts, and a child it starts at once may not be in it';
+      this.note =
+        'its shell is not cmd.exe, so it joins its job just after it starts, and a child it starts at once may not be in it';
       return { file, args: [...args] };
     }
     this.#gated = true;
@@ -65,7 +66,9 @@ export class JobContainer implements TaskContainer {
     }
     if (!this.#job) {
       this.kind = 'tree';
-      this.note ??= exited() ? 'it ended before it could join a job object' : 'it could not join a job object, so only its proven process tree is ended with it';
+      this.note ??= exited()
+        ? 'it ended before it could join a job object'
+        : 'it could not join a job object, so only its proven process tree is ended with it';
     }
     if (this.#gated && !exited()) write(GATE_KEY);
     this.#record();

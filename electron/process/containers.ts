@@ -161,7 +161,8 @@ export class GroupContainer implements TaskContainer {
  * cgroup.procs and then execs the real shell, so the command and everything it starts are born
  * inside. Nothing is interpolated into the script; the paths and the command are arguments.
  */
-export const ENTER_CGROUP_SCRIPT = 'echo $$ > "$0" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; ';
+export const ENTER_CGROUP_SCRIPT =
+  'echo $$ > "$0" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; ';
 
 /**
  * Every unix task starts through one `sh` stage that (after entering its container, where it
@@ -170,7 +171,12 @@ export const ENTER_CGROUP_SCRIPT = 'echo $$ > "$0" || { echo "drover: could not 
  */
 export const RAW_OUTPUT_SCRIPT = 'stty -onlcr 2>/dev/null; exec "$@"';
 
-function unixLaunch(enter: string, arg0: string, file: string, args: readonly string[]): { file: string; args: string[] } {
+function unixLaunch(
+  enter: string,
+  arg0: string,
+  file: string,
+  args: readonly string[],
+): { file: string; args: string[] } {
   return { file: '/bin/sh', args: ['-c', `${enter}${RAW_OUTPUT_SCRIPT}`, arg0, file, ...args] };
 }
 
@@ -232,7 +238,8 @@ async function attachWithin(inside: () => boolean, where: string): Promise<void>
   const limit = Date.now() + ATTACH_LIMIT_MS;
   let pause = 1;
   while (!inside()) {
-    if (Date.now() > limit) throw new Error(`the task's shell was not inside ${where} within ${ATTACH_LIMIT_MS / 1000} s`);
+    if (Date.now() > limit)
+      throw new Error(`the task's shell was not inside ${where} within ${ATTACH_LIMIT_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, 20);
   }
@@ -265,7 +272,8 @@ export interface ContainerOptions {
 export function unixContainers(options: ContainerOptions): ContainerFactory {
   const marks = options.marks ?? new MarkScan(options.os, markFor(options.instanceId, '').variable);
   const found = options.mode === 'group' ? 'cgroups were turned off for this run' : ownCgroup();
-  if (typeof found === 'string') return groupContainers(options.os, marks, `its own process group, not a cgroup (${found})`);
+  if (typeof found === 'string')
+    return groupContainers(options.os, marks, `its own process group, not a cgroup (${found})`);
   const { hierarchy, own } = found;
   const cgroups = new Cgroups(hierarchy);
   const base = `${own === '/' ? '' : own}/drover-${options.instanceId}`;
@@ -278,7 +286,12 @@ export function unixContainers(options: ContainerOptions): ContainerFactory {
         cgroups.ensure(base);
         cgroups.create(path);
       } catch (error) {
-        return new GroupContainer(options.os, mark, `its cgroup could not be created (${(error as Error).message}), so it runs in a process group`, marks);
+        return new GroupContainer(
+          options.os,
+          mark,
+          `its cgroup could not be created (${(error as Error).message}), so it runs in a process group`,
+          marks,
+        );
       }
       return new CgroupContainer(cgroups, path, options.os, mark, marks);
     },

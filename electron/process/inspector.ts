@@ -13,7 +13,11 @@ export interface ProcessInspector {
   reap(identity: ProcessIdentity): Promise<ReapResult>;
 }
 
-export function unixInspector(os: UnixOs, instanceId: string, options: { graceMs?: number; marks?: MarkScan } = {}): ProcessInspector {
+export function unixInspector(
+  os: UnixOs,
+  instanceId: string,
+  options: { graceMs?: number; marks?: MarkScan } = {},
+): ProcessInspector {
   const marks = options.marks ?? new MarkScan(os, markFor(instanceId, '').variable);
   const context = { instanceId, marked: () => marks.all() };
   return {
@@ -30,7 +34,11 @@ export function unixInspector(os: UnixOs, instanceId: string, options: { graceMs
  * Windows. Every call fails closed: a binding that cannot load or a call that fails gives a
  * verdict with the reason (logged once), never an exception out of listing tasks.
  */
-export function windowsInspector(os: WindowsOs, instanceId: string, log: (message: string) => void = () => {}): ProcessInspector {
+export function windowsInspector(
+  os: WindowsOs,
+  instanceId: string,
+  log: (message: string) => void = () => {},
+): ProcessInspector {
   let logged = false;
   const unavailable = (error: unknown): string => {
     const reason = `Windows process checks are unavailable (${(error as Error).message})`;

@@ -1,5 +1,12 @@
 import { isTaskCgroupPath } from './cgroup.js';
-import { LEGACY_MARK_VARIABLE, markInstance, type Mark, type ProcessIdentity, type ReapResult, type Verdict } from './identity.js';
+import {
+  LEGACY_MARK_VARIABLE,
+  markInstance,
+  type Mark,
+  type ProcessIdentity,
+  type ReapResult,
+  type Verdict,
+} from './identity.js';
 import { ProbeFailure, type UnixOs } from './unix-os.js';
 
 /** Between SIGTERM and SIGKILL when reaping, and how often the processes are looked at meanwhile. */
@@ -39,21 +46,33 @@ interface Proof {
 export function probeUnix(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Verdict {
   const proof = prove(identity, os, context);
   // A reboot ended everything; every other refusal only says the processes cannot be proven either way.
-  if ('refused' in proof) return proof.rebooted ? { alive: false, reason: proof.refused } : { alive: false, reason: proof.refused, undetermined: true };
+  if ('refused' in proof)
+    return proof.rebooted
+      ? { alive: false, reason: proof.refused }
+      : { alive: false, reason: proof.refused, undetermined: true };
   if (proof.container.alive || proof.escapees.length === 0) return proof.container;
   return { alive: true };
 }
 
-function prove(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Proof | { refused: string; rebooted?: true } {
+function prove(
+  identity: ProcessIdentity,
+  os: UnixOs,
+  context: ProbeContext,
+): Proof | { refused: string; rebooted?: true } {
   const foreign = foreignMark(identity, context.instanceId);
   if (foreign) return { refused: foreign };
   if (identity.bootId) {
     const boot = os.bootId();
-    if (boot !== null && boot !== identity.bootId) return { refused: 'the machine has restarted since', rebooted: true };
+    if (boot !== null && boot !== identity.bootId)
+      return { refused: 'the machine has restarted since', rebooted: true };
   }
   try {
     const container = identity.cgroup !== null ? proveCgroup(identity, os, context) : proveGroup(identity, os);
-    const marked = identity.mark ? (context.marked ? context.marked() : os.markedProcesses(identity.mark.variable)) : new Map<string, number[]>();
+    const marked = identity.mark
+      ? context.marked
+        ? context.marked()
+        : os.markedProcesses(identity.mark.variable)
+      : new Map<string, number[]>();
     return { container, escapees: identity.mark ? (marked.get(identity.mark.value) ?? []) : [] };
   } catch (error) {
     if (error instanceof ProbeFailure) return { refused: `it could not be checked: ${error.message}` };
@@ -64,18 +83,22 @@ function prove(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Pr
 /** A record of another instance (a copied data folder) never claims processes: they cannot be proven this Drover's. */
 export function foreignMark(identity: ProcessIdentity, instanceId: string): string | null {
   if (identity.mark === null || markInstance(identity.mark) === instanceId) return null;
-  return 'it was recorded by another copy of this data folder, so its processes cannot be proven to be this Drover\'s';
+  return "it was recorded by another copy of this data folder, so its processes cannot be proven to be this Drover's";
 }
 
 /** Only a cgroup this instance makes for this task is ever acted on: never a damaged or crafted path. */
 function ownCgroup(identity: ProcessIdentity, instanceId: string): string | null {
-  return identity.cgroup !== null && isTaskCgroupPath(identity.cgroup, instanceId, identity.taskId) ? identity.cgroup : null;
+  return identity.cgroup !== null && isTaskCgroupPath(identity.cgroup, instanceId, identity.taskId)
+    ? identity.cgroup
+    : null;
 }
 
 function proveCgroup(identity: ProcessIdentity, os: UnixOs, context: ProbeContext): Verdict {
   const path = ownCgroup(identity, context.instanceId);
-  if (!path) return { alive: false, reason: 'its recorded cgroup is not one this Drover made for it', undetermined: true };
-  if (!os.cgroups) return { alive: false, reason: 'its cgroup cannot be checked: cgroup v2 is not mounted now', undetermined: true };
+  if (!path)
+    return { alive: false, reason: 'its recorded cgroup is not one this Drover made for it', undetermined: true };
+  if (!os.cgroups)
+    return { alive: false, reason: 'its cgroup cannot be checked: cgroup v2 is not mounted now', undetermined: true };
   const populated = os.cgroups.populated(path);
   if (populated === null) return { alive: false, reason: 'its cgroup is gone' };
   if (!populated) {
@@ -93,8 +116,14 @@ function proveGroup(identity: ProcessIdentity, os: UnixOs): Verdict {
   const mark = identity.mark ?? { variable: LEGACY_MARK_VARIABLE, value: identity.taskId };
   const marks = () => os.groupMembers(pgid).map((pid) => os.markOf(pid, mark.variable));
   if (leaderStart !== null) {
-    if (identity.processStart === null) return { alive: false, reason: 'no start time was recorded, so the process now using its number cannot be told apart', undetermined: true };
-    if (leaderStart !== identity.processStart) return { alive: false, reason: 'its number now belongs to another process' };
+    if (identity.processStart === null)
+      return {
+        alive: false,
+        reason: 'no start time was recorded, so the process now using its number cannot be told apart',
+        undetermined: true,
+      };
+    if (leaderStart !== identity.processStart)
+      return { alive: false, reason: 'its number now belongs to another process' };
     const seen = marks();
     if (seen.length > 0 && !seen.includes('unreadable') && !seen.includes(mark.value)) {
       // Its leader, with the recorded start time, still runs (a task that cleared its environment,
@@ -105,12 +134,21 @@ function proveGroup(identity: ProcessIdentity, os: UnixOs): Verdict {
   }
   // The leader is gone: only the mark can say the group is still ours.
   if (identity.mark === null) {
-    return { alive: false, reason: 'its leader is gone and it was recorded before Drover kept instance ids, so its group cannot be told from another Drover\'s', undetermined: true };
+    return {
+      alive: false,
+      reason:
+        "its leader is gone and it was recorded before Drover kept instance ids, so its group cannot be told from another Drover's",
+      undetermined: true,
+    };
   }
   const seen = marks();
   if (seen.includes(mark.value)) return { alive: true };
   return seen.includes('unreadable')
-    ? { alive: false, reason: 'its leader is gone and no process in its group can be proven to carry its mark', undetermined: true }
+    ? {
+        alive: false,
+        reason: 'its leader is gone and no process in its group can be proven to carry its mark',
+        undetermined: true,
+      }
     : { alive: false, reason: 'its leader is gone and no process in its group carries its mark' };
 }
 
@@ -119,7 +157,12 @@ function proveGroup(identity: ProcessIdentity, os: UnixOs): Verdict {
  * after the grace; then any process elsewhere that carries its exact mark. A part that cannot be
  * proven is left alone; when nothing can be, the reap is refused with the reason.
  */
-export async function reapUnix(identity: ProcessIdentity, os: UnixOs, context: ProbeContext, graceMs = REAP_GRACE_MS): Promise<ReapResult> {
+export async function reapUnix(
+  identity: ProcessIdentity,
+  os: UnixOs,
+  context: ProbeContext,
+  graceMs = REAP_GRACE_MS,
+): Promise<ReapResult> {
   const proof = prove(identity, os, context);
   if ('refused' in proof) return { ended: [], refused: proof.refused };
   if (!proof.container.alive && proof.escapees.length === 0) return { ended: [], refused: proof.container.reason };
@@ -141,7 +184,8 @@ export async function reapUnix(identity: ProcessIdentity, os: UnixOs, context: P
     await waitUntil(() => os.signalGroup(pgid, 0) === 'missing', graceMs);
     if (os.signalGroup(pgid, 0) !== 'missing') os.signalGroup(pgid, 'SIGKILL');
   }
-  if (identity.mark) for (const pid of await endMarked(identity.mark, os, graceMs)) if (!ended.includes(pid)) ended.push(pid);
+  if (identity.mark)
+    for (const pid of await endMarked(identity.mark, os, graceMs)) if (!ended.includes(pid)) ended.push(pid);
   return { ended, refused: null };
 }
 
@@ -162,7 +206,8 @@ async function endMarked(mark: Mark, os: UnixOs, graceMs = REAP_GRACE_MS): Promi
   if (signalled.length === 0) return [];
   // Polled by existence alone (reading a mark is a `ps` per process on macOS); the mark is read again before SIGKILL.
   await waitUntil(() => signalled.every((pid) => os.signalProcess(pid, 0) === 'missing'), graceMs);
-  for (const pid of signalled) if (os.signalProcess(pid, 0) !== 'missing' && stillMarked(pid)) os.signalProcess(pid, 'SIGKILL');
+  for (const pid of signalled)
+    if (os.signalProcess(pid, 0) !== 'missing' && stillMarked(pid)) os.signalProcess(pid, 'SIGKILL');
   return signalled;
 }
 

@@ -34,15 +34,27 @@ function candidates(identity: ProcessIdentity): WindowsMember[] {
 export function probeWindows(identity: ProcessIdentity, os: WindowsOs, instanceId: string): Verdict {
   const foreign = foreignMark(identity, instanceId);
   if (foreign) return { alive: false, reason: foreign, undetermined: true };
-  if (!identity.pid || identity.processStart === null) return { alive: false, reason: 'recorded before process identity existed; it cannot be proven', undetermined: true };
+  if (!identity.pid || identity.processStart === null)
+    return {
+      alive: false,
+      reason: 'recorded before process identity existed; it cannot be proven',
+      undetermined: true,
+    };
   try {
     const proofs = candidates(identity).map((member) => prove(os, member));
     if (proofs.includes('alive')) return { alive: true };
-    if (proofs.includes('denied')) return { alive: false, reason: 'a process with its number is running, but Windows denies the access needed to prove it is Drover\'s', undetermined: true };
-    if (proofs[0] === 'reused' && proofs.length === 1) return { alive: false, reason: 'its number now belongs to another process' };
+    if (proofs.includes('denied'))
+      return {
+        alive: false,
+        reason: "a process with its number is running, but Windows denies the access needed to prove it is Drover's",
+        undetermined: true,
+      };
+    if (proofs[0] === 'reused' && proofs.length === 1)
+      return { alive: false, reason: 'its number now belongs to another process' };
     return { alive: false, reason: 'its processes have ended' };
   } catch (error) {
-    if (error instanceof ProbeFailure) return { alive: false, reason: `it could not be checked: ${error.message}`, undetermined: true };
+    if (error instanceof ProbeFailure)
+      return { alive: false, reason: `it could not be checked: ${error.message}`, undetermined: true };
     throw error;
   }
 }

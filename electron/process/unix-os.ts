@@ -69,7 +69,9 @@ function linuxStat(pid: number): string[] | null {
 
 function numericDirs(): number[] {
   try {
-    return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+    return readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
   } catch {
     return [];
   }
@@ -143,10 +145,20 @@ export function linuxOs(): UnixOs {
 }
 
 /** Runs a program and gives back its exit status and output; a stand-in replaces it in tests. */
-export type RunTool = (file: string, args: readonly string[], env: NodeJS.ProcessEnv) => { status: number | null; stdout: string; error?: Error };
+export type RunTool = (
+  file: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+) => { status: number | null; stdout: string; error?: Error };
 
 const runTool: RunTool = (file, args, env) => {
-  const result = spawnSync(file, [...args], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000, maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(file, [...args], {
+    encoding: 'utf8',
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 10_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { status: result.status, stdout: result.stdout ?? '', ...(result.error ? { error: result.error } : {}) };
 };
 
@@ -166,7 +178,9 @@ export function bsdOs(run: RunTool = runTool): UnixOs {
     const result = run(PS, args, PS_ENV);
     if (result.status === 0) return result.stdout;
     if (result.status === 1 && result.stdout.trim() === '' && !result.error) return null;
-    throw new ProbeFailure(`${PS} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? 'by a signal'}`})`);
+    throw new ProbeFailure(
+      `${PS} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? 'by a signal'}`})`,
+    );
   };
   const table = (args: readonly string[]): [number, string][] =>
     (ps(args) ?? '')
@@ -176,7 +190,8 @@ export function bsdOs(run: RunTool = runTool): UnixOs {
       .map((match) => [Number(match[1]), match[2]!]);
   // `ps -E` appends the environment to the command line. The mark is looked for only in what follows
   // the arguments (read apart), so a command that merely mentions a mark is never taken for marked.
-  const markIn = (environment: string, variable: string): string | null => new RegExp(`(?:^|\\s)${variable}=(\\S+)`).exec(environment)?.[1] ?? null;
+  const markIn = (environment: string, variable: string): string | null =>
+    new RegExp(`(?:^|\\s)${variable}=(\\S+)`).exec(environment)?.[1] ?? null;
   const environmentOf = (args: string, withEnvironment: string): string | null => {
     const [own, all] = [args.trimEnd(), withEnvironment.trimEnd()];
     return all.startsWith(own) ? all.slice(own.length) : null;

@@ -125,7 +125,13 @@ function bind(): Kernel32 {
     CreateJobObjectW: lib.func('__stdcall', 'CreateJobObjectW', HANDLE, ['void *', 'void *']),
     AssignProcessToJobObject: lib.func('__stdcall', 'AssignProcessToJobObject', BOOL, [HANDLE, HANDLE]),
     TerminateJobObject: lib.func('__stdcall', 'TerminateJobObject', BOOL, [HANDLE, 'uint32']),
-    QueryInformationJobObject: lib.func('__stdcall', 'QueryInformationJobObject', BOOL, [HANDLE, 'int', 'void *', 'uint32', 'void *']),
+    QueryInformationJobObject: lib.func('__stdcall', 'QueryInformationJobObject', BOOL, [
+      HANDLE,
+      'int',
+      'void *',
+      'uint32',
+      'void *',
+    ]),
   } as unknown as Kernel32;
   return kernel32;
 }
@@ -171,7 +177,8 @@ export function win32Os(): WindowsOs {
     processes() {
       const api = bind();
       const snapshot = api.CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
-      if (!validSnapshot(snapshot)) throw new ProbeFailure(`CreateToolhelp32Snapshot failed with error ${api.GetLastError()}`);
+      if (!validSnapshot(snapshot))
+        throw new ProbeFailure(`CreateToolhelp32Snapshot failed with error ${api.GetLastError()}`);
       const out: { pid: number; parentPid: number }[] = [];
       try {
         const entry: ProcessEntry = { dwSize: entrySize };
@@ -203,16 +210,24 @@ export function win32Os(): WindowsOs {
       const api = bind();
       let capacity = JOB_LIST_CAPACITY;
       let buffer = Buffer.alloc(header + capacity * pointerSize);
-      for (let attempt = 0; api.QueryInformationJobObject(job, JOB_OBJECT_BASIC_PROCESS_ID_LIST, buffer, buffer.length, null) === 0; attempt++) {
+      for (
+        let attempt = 0;
+        api.QueryInformationJobObject(job, JOB_OBJECT_BASIC_PROCESS_ID_LIST, buffer, buffer.length, null) === 0;
+        attempt++
+      ) {
         const error = api.GetLastError();
-        if (error !== ERROR_MORE_DATA || attempt >= 3) throw new ProbeFailure(`QueryInformationJobObject failed with error ${error}`);
+        if (error !== ERROR_MORE_DATA || attempt >= 3)
+          throw new ProbeFailure(`QueryInformationJobObject failed with error ${error}`);
         // The job grew past the buffer: make room for what it says it holds, and some.
         capacity = Math.max(capacity * 2, buffer.readUInt32LE(0) + 64);
         buffer = Buffer.alloc(header + capacity * pointerSize);
       }
       const count = buffer.readUInt32LE(4);
       const ids: number[] = [];
-      for (let i = 0; i < count; i++) ids.push(pointerSize === 8 ? Number(buffer.readBigUInt64LE(header + i * 8)) : buffer.readUInt32LE(header + i * 4));
+      for (let i = 0; i < count; i++)
+        ids.push(
+          pointerSize === 8 ? Number(buffer.readBigUInt64LE(header + i * 8)) : buffer.readUInt32LE(header + i * 4),
+        );
       return ids;
     },
     terminateJob(job) {

@@ -85,7 +85,13 @@ export class SessionsService {
     const session = this.get(sessionId);
     const now = this.#clock.now();
     const message = this.#db.transaction(() => {
-      const added = this.#messages.insert({ sessionId, role: 'user', text, now, automated: options.automated ?? false });
+      const added = this.#messages.insert({
+        sessionId,
+        role: 'user',
+        text,
+        now,
+        automated: options.automated ?? false,
+      });
       this.#titleOrTouch(session, text, now);
       return added;
     })();
@@ -110,7 +116,8 @@ export class SessionsService {
 
   /** An untitled session takes its title from its first message or shell line; any other just moves up. */
   #titleOrTouch(session: Session, text: string, now: number): void {
-    if (session.messageCount === 0 && session.title === DEFAULT_SESSION_TITLE) this.#sessions.rename(session.id, titleFrom(text), now);
+    if (session.messageCount === 0 && session.title === DEFAULT_SESSION_TITLE)
+      this.#sessions.rename(session.id, titleFrom(text), now);
     else this.#sessions.touch(session.id, now);
   }
 

@@ -40,7 +40,11 @@ export class OperatorShell {
     }
     await this.#pool.stop(sessionId, record.id, 'refused', refused);
     const hint = 'Start it with &command to run it in the background from the outset.';
-    return this.#answer(sessionId, record.id, refusedAdoptionNotice(this.#pool.row(sessionId, record.id), refused, hint));
+    return this.#answer(
+      sessionId,
+      record.id,
+      refusedAdoptionNotice(this.#pool.row(sessionId, record.id), refused, hint),
+    );
   }
 
   async #answer(sessionId: string, taskId: string, notice: string | null): Promise<ShellResult> {

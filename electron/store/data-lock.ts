@@ -26,7 +26,9 @@ export class DataFolderBusyError extends Error {
   readonly owner: FolderOwner | null;
 
   constructor(dataDir: string, owner: FolderOwner | null) {
-    super(`Another Drover is already using the data folder ${dataDir}${owner ? ` (${describeOwner(owner)})` : ''}. Quit it first, or give this one another data folder.`);
+    super(
+      `Another Drover is already using the data folder ${dataDir}${owner ? ` (${describeOwner(owner)})` : ''}. Quit it first, or give this one another data folder.`,
+    );
     this.name = 'DataFolderBusyError';
     this.dataDir = dataDir;
     this.owner = owner;
@@ -67,7 +69,8 @@ export function lockDataFolder(dataDir: string, nativeBinding?: string): DataFol
     lock.exec('BEGIN EXCLUSIVE; COMMIT');
   } catch (error) {
     lock.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DataFolderBusyError(dataDir, readOwner(dataDir, nativeBinding));
+    if ((error as { code?: string }).code === 'SQLITE_BUSY')
+      throw new DataFolderBusyError(dataDir, readOwner(dataDir, nativeBinding));
     throw error;
   }
   // Once the folder is ours, and before anything in it is read: folders from earlier versions

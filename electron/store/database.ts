@@ -77,7 +77,10 @@ export function openDatabase(
   if (existed) inspect(file, clean, migrations, nativeBinding, tight);
   let db: DroverDatabase;
   try {
-    db = new DroverDatabase(file, nativeBinding ? { fileMustExist: existed, nativeBinding } : { fileMustExist: existed });
+    db = new DroverDatabase(
+      file,
+      nativeBinding ? { fileMustExist: existed, nativeBinding } : { fileMustExist: existed },
+    );
   } catch (error) {
     throw refusal('unreadable', file, error);
   }
@@ -120,7 +123,13 @@ function refusal(reason: StoreOpenError['reason'], file: string, error: unknown)
  * writable one would fold the write-ahead log into a file that is being refused, and delete
  * the log. A read-only connection changes neither (it may add the -shm index, which holds no data).
  */
-function inspect(file: string, clean: boolean, migrations: readonly Migration[], nativeBinding: string | undefined, tight: boolean): void {
+function inspect(
+  file: string,
+  clean: boolean,
+  migrations: readonly Migration[],
+  nativeBinding: string | undefined,
+  tight: boolean,
+): void {
   refuseBeforeOpening(file);
   // A read-only connection still makes an empty -wal and the -shm index when they are missing;
   // those it made are removed again, so a refused folder is left exactly as it was found.
@@ -130,7 +139,11 @@ function inspect(file: string, clean: boolean, migrations: readonly Migration[],
     // On a full disk with no -shm (a clean close removed it) a read-only connection cannot open a
     // WAL database at all; then it is read on a writable one in exclusive mode, which is safe
     // here: with no write-ahead log there is nothing a close could fold into the file.
-    db = new BetterSqlite3(file, { readonly: !tight, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
+    db = new BetterSqlite3(file, {
+      readonly: !tight,
+      fileMustExist: true,
+      ...(nativeBinding ? { nativeBinding } : {}),
+    });
     if (tight) db.pragma('locking_mode = EXCLUSIVE');
   } catch (error) {
     throw refusal('unreadable', file, error);
@@ -145,7 +158,8 @@ function inspect(file: string, clean: boolean, migrations: readonly Migration[],
       throw refusal('corrupt', file, error);
     }
     const latest = migrations.at(-1)?.version ?? 0;
-    if (version > latest) throw new StoreOpenError('newer', file, `schema version ${version}, this build knows up to ${latest}`);
+    if (version > latest)
+      throw new StoreOpenError('newer', file, `schema version ${version}, this build knows up to ${latest}`);
     let problem: string | null;
     try {
       problem = checkIntegrity(db, clean ? 'structure' : 'full');
@@ -156,14 +170,16 @@ function inspect(file: string, clean: boolean, migrations: readonly Migration[],
     if (problem) throw new StoreOpenError('corrupt', file, problem);
   } finally {
     db.close();
-    if (made.length === 2 && existsSync(`${file}-wal`) && statSync(`${file}-wal`).size === 0) for (const path of made) rmSync(path, { force: true });
+    if (made.length === 2 && existsSync(`${file}-wal`) && statSync(`${file}-wal`).size === 0)
+      for (const path of made) rmSync(path, { force: true });
   }
 }
 
 /** Damage SQLite itself would not report, or would repair by throwing data away: refused before it opens. */
 function refuseBeforeOpening(file: string): void {
   // Drover never leaves an empty file (the first open writes the schema), so an empty one lost its data.
-  if (statSync(file).size === 0 && !existsSync(`${file}-wal`)) throw new StoreOpenError('corrupt', file, 'the file is empty');
+  if (statSync(file).size === 0 && !existsSync(`${file}-wal`))
+    throw new StoreOpenError('corrupt', file, 'the file is empty');
   const wal = walHeaderProblem(`${file}-wal`);
   if (wal) throw new StoreOpenError('corrupt', file, wal);
 }

@@ -53,7 +53,12 @@ export class DiskWatch {
   get state(): StorageState {
     return this.#since === null
       ? { full: false, folder: this.#folder, since: null, message: null }
-      : { full: true, folder: this.#folder, since: new Date(this.#since).toISOString(), message: fullMessage(this.#folder) };
+      : {
+          full: true,
+          folder: this.#folder,
+          since: new Date(this.#since).toISOString(),
+          message: fullMessage(this.#folder),
+        };
   }
 
   /** Reports a failed write: true (and the disk counts as full) when it failed for lack of room. */

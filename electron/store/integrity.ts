@@ -43,7 +43,9 @@ export function checkIntegrity(db: Database, depth: CheckDepth): string | null {
 function checkStructure(db: Database): string | null {
   const schema = db.pragma('quick_check(sqlite_schema)', { simple: true }) as string;
   if (schema !== 'ok') return schema;
-  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND rootpage > 0").all() as { name: string }[];
+  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND rootpage > 0").all() as {
+    name: string;
+  }[];
   // Reading one row reads the table's root page, where damage breaks every query of that table.
   for (const { name } of tables) db.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}" LIMIT 1`).all();
   return null;
@@ -113,9 +115,11 @@ export function walHeaderProblem(walFile: string): string | null {
   // Shorter than a header: no commit ever reached it (the header is written with the first frame).
   if (read < WAL_HEADER_BYTES) return null;
   const magic = header.readUInt32BE(0);
-  if (magic !== WAL_MAGIC_LITTLE && magic !== WAL_MAGIC_BIG) return `its write-ahead log ${walFile} has a damaged header`;
+  if (magic !== WAL_MAGIC_LITTLE && magic !== WAL_MAGIC_BIG)
+    return `its write-ahead log ${walFile} has a damaged header`;
   const [s1, s2] = walChecksum(header.subarray(0, 24), magic === WAL_MAGIC_BIG);
-  if (s1 !== header.readUInt32BE(24) || s2 !== header.readUInt32BE(28)) return `its write-ahead log ${walFile} has a damaged header`;
+  if (s1 !== header.readUInt32BE(24) || s2 !== header.readUInt32BE(28))
+    return `its write-ahead log ${walFile} has a damaged header`;
   return null;
 }
 

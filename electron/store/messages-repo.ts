@@ -1,6 +1,12 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { MessageStatusSchema, RoleSchema, type Message, type MessageStatus, type Role } from '../../shared/schemas/message.js';
+import {
+  MessageStatusSchema,
+  RoleSchema,
+  type Message,
+  type MessageStatus,
+  type Role,
+} from '../../shared/schemas/message.js';
 import { parseRow, TimestampSchema } from './rows.js';
 
 const MessageRowSchema = z.object({
@@ -18,7 +24,8 @@ const MessageRowSchema = z.object({
   created_at: TimestampSchema,
 });
 
-const COLUMNS = 'id, session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, status, automated, created_at';
+const COLUMNS =
+  'id, session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, status, automated, created_at';
 
 function toMessage(row: unknown): Message {
   const r = parseRow(MessageRowSchema, 'message', row);
@@ -75,7 +82,9 @@ export class MessagesRepo {
   readonly #settle: Statement;
 
   constructor(db: Database) {
-    this.#settle = db.prepare("UPDATE messages SET status = 'cancelled' WHERE status IN ('streaming', 'running', 'waiting')");
+    this.#settle = db.prepare(
+      "UPDATE messages SET status = 'cancelled' WHERE status IN ('streaming', 'running', 'waiting')",
+    );
     this.#list = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id`);
     this.#insert = db.prepare(
       `INSERT INTO messages (session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, status, automated, created_at)

@@ -7,7 +7,9 @@ export class MetaRepo {
 
   constructor(db: Database) {
     this.#get = db.prepare('SELECT value FROM meta WHERE name = ?');
-    this.#set = db.prepare('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
+    this.#set = db.prepare(
+      'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+    );
   }
 
   get(name: string): string | null {

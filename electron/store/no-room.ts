@@ -10,7 +10,14 @@ const NO_ROOM_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', 'disk_full']);
  * SQLite reports a failed write as SQLITE_IOERR_<step> whatever the cause, so the step alone
  * cannot tell a full disk from a failing one; at these steps the folder's free space decides.
  */
-const WRITE_STEPS = new Set(['SQLITE_IOERR_WRITE', 'SQLITE_IOERR_FSYNC', 'SQLITE_IOERR_TRUNCATE', 'SQLITE_IOERR_SHMSIZE', 'SQLITE_IOERR_SHMMAP', 'SQLITE_IOERR_MMAP']);
+const WRITE_STEPS = new Set([
+  'SQLITE_IOERR_WRITE',
+  'SQLITE_IOERR_FSYNC',
+  'SQLITE_IOERR_TRUNCATE',
+  'SQLITE_IOERR_SHMSIZE',
+  'SQLITE_IOERR_SHMMAP',
+  'SQLITE_IOERR_MMAP',
+]);
 
 /** Fewer free bytes than this and the next page or log batch fails: the disk counts as full. */
 export const FULL_BELOW_BYTES = 64 * 1024;
@@ -50,7 +57,10 @@ export class NoRoomError extends Error {
   readonly code = 'ENOSPC';
 
   constructor(folder: string, cause: unknown) {
-    super(`The disk holding ${folder} is full, so Drover cannot start there. Free some space and start it again; nothing stored was changed.`, { cause });
+    super(
+      `The disk holding ${folder} is full, so Drover cannot start there. Free some space and start it again; nothing stored was changed.`,
+      { cause },
+    );
     this.name = 'NoRoomError';
   }
 }

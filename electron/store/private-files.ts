@@ -1,4 +1,14 @@
-import { chmodSync, closeSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 
@@ -21,7 +31,8 @@ const HAS_MODES = process.platform !== 'win32';
  * logs and task folders). Anything else a person keeps there (the folder may be one they chose)
  * is none of Drover's business and is never touched.
  */
-const OWN_TOP_LEVEL = /^(drover\.sqlite(-wal|-shm|\.clean)?|drover\.lock|settings\.json(\.unreadable-\d+)?|secrets\.json|sessions)$/;
+const OWN_TOP_LEVEL =
+  /^(drover\.sqlite(-wal|-shm|\.clean)?|drover\.lock|settings\.json(\.unreadable-\d+)?|secrets\.json|sessions)$/;
 
 /**
  * Makes the data folder and Drover's own entries in it private, once at start, for folders
@@ -101,7 +112,7 @@ export function writePrivateFileAtomic(file: string, data: string | Uint8Array):
   try {
     fd = openSync(temp, 'wx', PRIVATE_FILE_MODE);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset, bytes.length - offset);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;

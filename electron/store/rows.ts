@@ -7,7 +7,10 @@ export function unreadableRow(kind: string, row: unknown, error: z.ZodError): Dr
   const issue = error.issues[0];
   const where = issue ? `${issuePath(issue.path)}: ${issue.message}` : 'invalid';
   // 'unavailable', not 'internal': the person can act on it, and the row is named for them.
-  return new DroverError('unavailable', `Unreadable ${kind} row ${String(id)}: ${where}. It is kept in the database as it is; the other rows are unaffected.`);
+  return new DroverError(
+    'unavailable',
+    `Unreadable ${kind} row ${String(id)}: ${where}. It is kept in the database as it is; the other rows are unaffected.`,
+  );
 }
 
 /** Parses a stored row against its schema; a row that no longer fits is an error naming it. */
@@ -26,7 +29,11 @@ export const reportToConsole: UnreadableRowReport = (message) => console.error(`
  * Converts every row of a list, leaving out (and reporting, by name) those that no longer fit:
  * one damaged row must not hide all the good ones. The row itself stays in the database.
  */
-export function readableRows<T>(rows: readonly unknown[], convert: (row: unknown) => T, report: UnreadableRowReport): T[] {
+export function readableRows<T>(
+  rows: readonly unknown[],
+  convert: (row: unknown) => T,
+  report: UnreadableRowReport,
+): T[] {
   const out: T[] = [];
   for (const row of rows) {
     try {

@@ -19,19 +19,34 @@ export function sqliteProblem(error: unknown, databaseFile: string): DroverError
   if (!code.startsWith('SQLITE_')) return null;
   const detail = error instanceof Error ? error.message : code;
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
-    return new DroverError('unavailable', `Drover's database ${databaseFile} is damaged (${detail}). ${damagedDatabaseAdvice(databaseFile)}`);
+    return new DroverError(
+      'unavailable',
+      `Drover's database ${databaseFile} is damaged (${detail}). ${damagedDatabaseAdvice(databaseFile)}`,
+    );
   }
   if (code.startsWith('SQLITE_READONLY')) {
-    return new DroverError('unavailable', `Drover cannot write to its database ${databaseFile}: the file or its disk is read-only (${detail}). Nothing was changed; make it writable again and retry.`);
+    return new DroverError(
+      'unavailable',
+      `Drover cannot write to its database ${databaseFile}: the file or its disk is read-only (${detail}). Nothing was changed; make it writable again and retry.`,
+    );
   }
   if (code.startsWith('SQLITE_CANTOPEN')) {
-    return new DroverError('unavailable', `Drover cannot open its database ${databaseFile} (${detail}); check that the folder ${folder} is still there and writable.`);
+    return new DroverError(
+      'unavailable',
+      `Drover cannot open its database ${databaseFile} (${detail}); check that the folder ${folder} is still there and writable.`,
+    );
   }
   if (code.startsWith('SQLITE_IOERR')) {
-    return new DroverError('unavailable', `Drover could not read or write its database ${databaseFile}: the disk reported an error (${detail}). The change was not saved; check the disk (it may have turned read-only or been removed).`);
+    return new DroverError(
+      'unavailable',
+      `Drover could not read or write its database ${databaseFile}: the disk reported an error (${detail}). The change was not saved; check the disk (it may have turned read-only or been removed).`,
+    );
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new DroverError('unavailable', `Drover's database ${databaseFile} is busy with another change; try again in a moment.`);
+    return new DroverError(
+      'unavailable',
+      `Drover's database ${databaseFile} is busy with another change; try again in a moment.`,
+    );
   }
   return null;
 }

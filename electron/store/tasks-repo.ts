@@ -150,18 +150,26 @@ export class TasksRepo {
 
   constructor(db: Database) {
     this.#db = db;
-    this.#insert = db.prepare(`INSERT INTO tasks (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`);
+    this.#insert = db.prepare(
+      `INSERT INTO tasks (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
+    );
     this.#update = db.prepare(
-      `UPDATE tasks SET ${COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`,
+      `UPDATE tasks SET ${COLUMNS.filter((c) => c !== 'id')
+        .map((c) => `${c} = @${c}`)
+        .join(', ')} WHERE id = @id`,
     );
     this.#bySession = db.prepare(`SELECT ${COLUMNS.join(', ')} FROM tasks WHERE session_id = ? ORDER BY seq`);
     this.#get = db.prepare(`SELECT ${COLUMNS.join(', ')} FROM tasks WHERE id = ?`);
     this.#delete = db.prepare('DELETE FROM tasks WHERE id = ?');
     this.#counter = db.prepare('SELECT value FROM counters WHERE name = ?');
-    this.#setCounter = db.prepare('INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
+    this.#setCounter = db.prepare(
+      'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+    );
     this.#maxSeq = db.prepare('SELECT coalesce(max(seq), 0) AS value FROM tasks');
     this.#seen = db.prepare('UPDATE tasks SET seen_at = ? WHERE id = ?');
-    this.#unsettledElsewhere = db.prepare(`SELECT ${COLUMNS.join(', ')} FROM tasks WHERE status IN ('running', 'queued') AND run_id <> ? ORDER BY seq`);
+    this.#unsettledElsewhere = db.prepare(
+      `SELECT ${COLUMNS.join(', ')} FROM tasks WHERE status IN ('running', 'queued') AND run_id <> ? ORDER BY seq`,
+    );
   }
 
   /** The next sequence number: past every id ever stored, cleared ones included. */

@@ -46,7 +46,11 @@ export class DroverError extends Error {
   readonly path: string | undefined;
   readonly issues: readonly { path: string; message: string }[] | undefined;
 
-  constructor(code: ErrorCode, message: string, detail: { path?: string; issues?: { path: string; message: string }[] } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    detail: { path?: string; issues?: { path: string; message: string }[] } = {},
+  ) {
     super(message);
     this.name = 'DroverError';
     this.code = code;
@@ -98,16 +102,28 @@ type ZodIssue = z.core.$ZodIssue;
 function describeIssue(issue: ZodIssue, prefix: readonly PropertyKey[]): { path: string; message: string }[] {
   const path = [...prefix, ...issue.path];
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({ path: issuePath([...path, key]), message: "is not a known field (unknown keys are refused, not ignored)" }));
+    return issue.keys.map((key) => ({
+      path: issuePath([...path, key]),
+      message: 'is not a known field (unknown keys are refused, not ignored)',
+    }));
   }
   if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-    const reach = (branch: readonly ZodIssue[]) => Math.max(0, ...branch.map((inner) => inner.path.length + (inner.code === 'invalid_type' ? 0 : 1)));
+    const reach = (branch: readonly ZodIssue[]) =>
+      Math.max(0, ...branch.map((inner) => inner.path.length + (inner.code === 'invalid_type' ? 0 : 1)));
     const best = issue.errors.reduce((a, b) => (reach(b) > reach(a) ? b : a));
     if (reach(best) > 0) return best.flatMap((inner) => describeIssue(inner, path));
     // Every branch refused the value's type: say every type that would do.
-    const expected = [...new Set(issue.errors.flat().flatMap((inner) => (inner.code === 'invalid_type' ? [inner.expected] : [])))];
+    const expected = [
+      ...new Set(issue.errors.flat().flatMap((inner) => (inner.code === 'invalid_type' ? [inner.expected] : []))),
+    ];
     const received = /received (\w+)/.exec(issue.errors.flat()[0]?.message ?? '')?.[1];
-    if (expected.length > 0) return [{ path: issuePath(path), message: `expected ${expected.join(' or ')}${received ? `, received ${received}` : ''}` }];
+    if (expected.length > 0)
+      return [
+        {
+          path: issuePath(path),
+          message: `expected ${expected.join(' or ')}${received ? `, received ${received}` : ''}`,
+        },
+      ];
   }
   // zod's texts start "Invalid input: expected number, received string"; ours already say it is invalid.
   return [{ path: issuePath(path), message: issue.message.replace(/^Invalid input: /, '') }];

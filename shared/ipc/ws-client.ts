@@ -137,7 +137,9 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
         const id = nextId++;
         const timer = setTimeout(() => {
           pending.delete(id);
-          resolve(failure('disconnected', `Could not reach Drover for ${name} within ${Math.round(callTimeoutMs / 1000)} s`));
+          resolve(
+            failure('disconnected', `Could not reach Drover for ${name} within ${Math.round(callTimeoutMs / 1000)} s`),
+          );
         }, callTimeoutMs);
         const entry: Pending = { frame: { t: 'call', id, name, input }, resolve, timer, sent: false };
         pending.set(id, entry);

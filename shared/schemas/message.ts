@@ -8,7 +8,15 @@ export const RoleSchema = z.enum(['user', 'assistant', 'system', 'tool']);
 export type Role = z.infer<typeof RoleSchema>;
 
 /** `waiting`: a tool row whose command waits for the person's answer; `rejected`: the person said no, so it never ran. */
-export const MessageStatusSchema = z.enum(['streaming', 'running', 'waiting', 'done', 'error', 'rejected', 'cancelled']);
+export const MessageStatusSchema = z.enum([
+  'streaming',
+  'running',
+  'waiting',
+  'done',
+  'error',
+  'rejected',
+  'cancelled',
+]);
 export type MessageStatus = z.infer<typeof MessageStatusSchema>;
 
 export const MessageSchema = z.object({

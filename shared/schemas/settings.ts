@@ -8,9 +8,21 @@ export const BackgroundSettingsSchema = z
     maxConcurrent: z.number().int().min(1).max(64),
     /** Across every session. */
     maxConcurrentTotal: z.number().int().min(1).max(256),
-    defaultTimeoutSeconds: z.number().int().min(1).max(24 * 3600),
-    maxTimeoutSeconds: z.number().int().min(1).max(7 * 24 * 3600),
-    outputBufferBytes: z.number().int().min(4096).max(64 * 1024 * 1024),
+    defaultTimeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 3600),
+    maxTimeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 3600),
+    outputBufferBytes: z
+      .number()
+      .int()
+      .min(4096)
+      .max(64 * 1024 * 1024),
     stopGraceSeconds: z.number().min(0).max(300),
     foregroundWaitSeconds: z.number().min(1).max(3600),
   })
@@ -29,7 +41,8 @@ const ProviderFieldsSchema = z.strictObject({
   /** Turn off for local servers whose streamed tool calls are broken. */
   streaming: z.boolean().default(true),
 });
-const hasBaseUrlIfNeeded = (p: { kind: ProviderKind; baseUrl?: string | undefined }) => p.kind === 'anthropic' || p.baseUrl !== undefined;
+const hasBaseUrlIfNeeded = (p: { kind: ProviderKind; baseUrl?: string | undefined }) =>
+  p.kind === 'anthropic' || p.baseUrl !== undefined;
 const needsBaseUrl = { message: 'an OpenAI-compatible provider needs a baseUrl', path: ['baseUrl'] };
 export const ProviderSettingsSchema = ProviderFieldsSchema.refine(hasBaseUrlIfNeeded, needsBaseUrl);
 export type ProviderSettings = z.output<typeof ProviderSettingsSchema>;
@@ -49,7 +62,9 @@ export const ALLOWLIST_ENTRIES_MAX = 500;
 export const VARIABLE_NAME_MAX = 128;
 export const PASS_ENVIRONMENT_MAX = 200;
 
-export const CommandAllowlistSchema = z.array(z.string().trim().min(1).max(ALLOWLIST_ENTRY_MAX)).max(ALLOWLIST_ENTRIES_MAX);
+export const CommandAllowlistSchema = z
+  .array(z.string().trim().min(1).max(ALLOWLIST_ENTRY_MAX))
+  .max(ALLOWLIST_ENTRIES_MAX);
 
 export const NotificationSettingsSchema = z
   .object({

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { IdSchema, TimestampSchema } from './session.js';
 
-export const TASK_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped', 'orphaned', 'lost'] as const;
+export const TASK_STATUSES = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'timed_out',
+  'stopped',
+  'orphaned',
+  'lost',
+] as const;
 export const TaskStatusSchema = z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
@@ -12,7 +21,14 @@ export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 /** Quiet this long while running, and a task is "silent". */
 export const SILENT_AFTER_SECONDS = 60;
 
-export const SETTLED_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'timed_out', 'stopped', 'orphaned', 'lost'];
+export const SETTLED_STATUSES: readonly TaskStatus[] = [
+  'succeeded',
+  'failed',
+  'timed_out',
+  'stopped',
+  'orphaned',
+  'lost',
+];
 export function isSettled(status: TaskStatus): boolean {
   return SETTLED_STATUSES.includes(status);
 }

@@ -10,10 +10,28 @@ export const RunCommandInput = z
   .object({
     command: z.string().min(1).describe('The shell command line to run'),
     cwd: z.string().min(1).optional().describe('Working directory; defaults to the session folder'),
-    background: z.boolean().default(false).describe('Start it detached and return a task id at once (builds, test suites, installs, servers)'),
-    expected_seconds: z.number().int().positive().max(86_400).optional().describe('Your honest estimate of how long it takes'),
-    timeout_seconds: z.number().int().positive().max(86_400).optional().describe('Hard limit; omit to derive it from the estimate'),
-    notify_on_finish: z.boolean().default(false).describe('Background only: start a new turn when the task ends, so you can stop waiting now'),
+    background: z
+      .boolean()
+      .default(false)
+      .describe('Start it detached and return a task id at once (builds, test suites, installs, servers)'),
+    expected_seconds: z
+      .number()
+      .int()
+      .positive()
+      .max(86_400)
+      .optional()
+      .describe('Your honest estimate of how long it takes'),
+    timeout_seconds: z
+      .number()
+      .int()
+      .positive()
+      .max(86_400)
+      .optional()
+      .describe('Hard limit; omit to derive it from the estimate'),
+    notify_on_finish: z
+      .boolean()
+      .default(false)
+      .describe('Background only: start a new turn when the task ends, so you can stop waiting now'),
   })
   .strict();
 
@@ -36,7 +54,9 @@ export const ReadTaskOutputInput = z
       .positive()
       .max(READ_WAIT_MAX_SECONDS)
       .default(READ_WAIT_DEFAULT_SECONDS)
-      .describe(`How long to wait when wait is true (default ${READ_WAIT_DEFAULT_SECONDS}, at most ${READ_WAIT_MAX_SECONDS})`),
+      .describe(
+        `How long to wait when wait is true (default ${READ_WAIT_DEFAULT_SECONDS}, at most ${READ_WAIT_MAX_SECONDS})`,
+      ),
     tail_lines: z.number().int().positive().max(100_000).optional().describe('Only the last N lines'),
   })
   .strict();

@@ -25,8 +25,19 @@ describe('fencing child output', () => {
 
 function message(patch: Partial<Message>): Message {
   return {
-    id: 1, sessionId: 's', role: 'user', text: '', taskId: null, toolName: null, toolCallId: null, toolArgs: null,
-    toolResult: null, status: 'done', automated: false, createdAt: new Date(0).toISOString(), ...patch,
+    id: 1,
+    sessionId: 's',
+    role: 'user',
+    text: '',
+    taskId: null,
+    toolName: null,
+    toolCallId: null,
+    toolArgs: null,
+    toolResult: null,
+    status: 'done',
+    automated: false,
+    createdAt: new Date(0).toISOString(),
+    ...patch,
   };
 }
 
@@ -35,30 +46,74 @@ describe('history for the model', () => {
     const history = toModelMessages([
       message({ role: 'user', text: 'build it' }),
       message({ role: 'assistant', text: 'Starting.' }),
-      message({ role: 'tool', text: 'make', toolName: 'run_command', toolCallId: 'c1', toolArgs: { command: 'make' }, toolResult: 'Started bg_1' }),
+      message({
+        role: 'tool',
+        text: 'make',
+        toolName: 'run_command',
+        toolCallId: 'c1',
+        toolArgs: { command: 'make' },
+        toolResult: 'Started bg_1',
+      }),
       message({ role: 'assistant', text: 'Started.' }),
       message({ role: 'tool', text: 'ls', taskId: 'bg_2' }),
       message({ role: 'system', text: 'No model is connected' }),
     ]);
     expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'user']);
-    expect(history[1]).toMatchObject({ content: [{ type: 'text', text: 'Starting.' }, { type: 'tool-call', toolCallId: 'c1', toolName: 'run_command' }] });
-    expect(history[2]).toMatchObject({ content: [{ type: 'tool-result', toolCallId: 'c1', output: { type: 'text', value: 'Started bg_1' } }] });
-    expect(history[4]).toMatchObject({ content: expect.stringContaining('The person ran a shell command themselves: `ls`') });
+    expect(history[1]).toMatchObject({
+      content: [
+        { type: 'text', text: 'Starting.' },
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'run_command' },
+      ],
+    });
+    expect(history[2]).toMatchObject({
+      content: [{ type: 'tool-result', toolCallId: 'c1', output: { type: 'text', value: 'Started bg_1' } }],
+    });
+    expect(history[4]).toMatchObject({
+      content: expect.stringContaining('The person ran a shell command themselves: `ls`'),
+    });
   });
 
   it('gives a cancelled call a result, so the conversation stays valid', () => {
-    const history = toModelMessages([message({ role: 'tool', toolName: 'run_command', toolCallId: 'c9', status: 'cancelled' })]);
+    const history = toModelMessages([
+      message({ role: 'tool', toolName: 'run_command', toolCallId: 'c9', status: 'cancelled' }),
+    ]);
     expect(history[1]).toMatchObject({ content: [{ output: { value: expect.stringContaining('cancelled') } }] });
   });
 });
 
 function row(patch: Partial<TaskRow>): TaskRow {
   return {
-    id: 'bg_1', sessionId: 's', kind: 'command', status: 'succeeded', command: 'make', cwd: '/', exitCode: 0, signal: null,
-    exitNote: null, error: null, pid: 1, queuedAt: new Date(0).toISOString(), startedAt: null, endedAt: null, elapsedSeconds: 3,
-    expectedSeconds: null, timeoutSeconds: 60, overdue: false, running: false, silentForSeconds: null, notifyOnFinish: true,
-    adopted: false, foreground: false, leftover: false, lastOutputAt: null, logPath: '/l', logNote: null, containment: 'group', containmentNote: null,
-    leaderExited: false, ...patch,
+    id: 'bg_1',
+    sessionId: 's',
+    kind: 'command',
+    status: 'succeeded',
+    command: 'make',
+    cwd: '/',
+    exitCode: 0,
+    signal: null,
+    exitNote: null,
+    error: null,
+    pid: 1,
+    queuedAt: new Date(0).toISOString(),
+    startedAt: null,
+    endedAt: null,
+    elapsedSeconds: 3,
+    expectedSeconds: null,
+    timeoutSeconds: 60,
+    overdue: false,
+    running: false,
+    silentForSeconds: null,
+    notifyOnFinish: true,
+    adopted: false,
+    foreground: false,
+    leftover: false,
+    lastOutputAt: null,
+    logPath: '/l',
+    logNote: null,
+    containment: 'group',
+    containmentNote: null,
+    leaderExited: false,
+    ...patch,
   };
 }
 
@@ -66,7 +121,12 @@ describe('wake-ups', () => {
   it('batches a burst into one wake, ignores repeats and non-notifying tasks, and stops at the cap', async () => {
     const wakes: string[] = [];
     const logs: string[] = [];
-    const scheduler = new WakeScheduler({ wake: (_s, text) => wakes.push(text), shuttingDown: () => false, maxWakesPerSession: () => 1, log: (m) => logs.push(m) });
+    const scheduler = new WakeScheduler({
+      wake: (_s, text) => wakes.push(text),
+      shuttingDown: () => false,
+      maxWakesPerSession: () => 1,
+      log: (m) => logs.push(m),
+    });
     scheduler.onTaskChanged(row({ id: 'bg_1' }));
     scheduler.onTaskChanged(row({ id: 'bg_2', status: 'failed', exitCode: 1 }));
     scheduler.onTaskChanged(row({ id: 'bg_1' }));
@@ -84,7 +144,12 @@ describe('wake-ups', () => {
 
   it('wakes nothing during shutdown', async () => {
     const wakes: string[] = [];
-    const scheduler = new WakeScheduler({ wake: (_s, t) => wakes.push(t), shuttingDown: () => true, maxWakesPerSession: () => 50, log: () => {} });
+    const scheduler = new WakeScheduler({
+      wake: (_s, t) => wakes.push(t),
+      shuttingDown: () => true,
+      maxWakesPerSession: () => 50,
+      log: () => {},
+    });
     scheduler.onTaskChanged(row({ status: 'stopped', exitNote: 'stopped: Drover was shutting down' }));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(wakes).toEqual([]);
@@ -94,12 +159,27 @@ describe('wake-ups', () => {
 describe('tool names', () => {
   it('offers one name per capability and maps the aliases and their arguments', () => {
     const tools = backgroundTools({} as never);
-    expect(tools.map((t) => t.name)).toEqual(['run_command', 'list_tasks', 'read_task_output', 'stop_task', 'reap_leftovers']);
-    expect(resolveCall(tools, 'shell_command', { command: 'x', run_in_background: true })).toMatchObject({ tool: { name: 'run_command' }, args: { command: 'x', background: true } });
-    expect(resolveCall(tools, 'background_wait', { taskId: 'bg_1' })).toMatchObject({ tool: { name: 'read_task_output' }, args: { task_id: 'bg_1', wait: true } });
-    for (const alias of ['shell_tasks', 'background_list']) expect(resolveCall(tools, alias, {})?.tool.name).toBe('list_tasks');
-    for (const alias of ['shell_output', 'bash_output', 'task_output', 'background_output']) expect(resolveCall(tools, alias, {})?.tool.name).toBe('read_task_output');
-    for (const alias of ['background_stop', 'task_stop', 'kill_shell']) expect(resolveCall(tools, alias, {})?.tool.name).toBe('stop_task');
+    expect(tools.map((t) => t.name)).toEqual([
+      'run_command',
+      'list_tasks',
+      'read_task_output',
+      'stop_task',
+      'reap_leftovers',
+    ]);
+    expect(resolveCall(tools, 'shell_command', { command: 'x', run_in_background: true })).toMatchObject({
+      tool: { name: 'run_command' },
+      args: { command: 'x', background: true },
+    });
+    expect(resolveCall(tools, 'background_wait', { taskId: 'bg_1' })).toMatchObject({
+      tool: { name: 'read_task_output' },
+      args: { task_id: 'bg_1', wait: true },
+    });
+    for (const alias of ['shell_tasks', 'background_list'])
+      expect(resolveCall(tools, alias, {})?.tool.name).toBe('list_tasks');
+    for (const alias of ['shell_output', 'bash_output', 'task_output', 'background_output'])
+      expect(resolveCall(tools, alias, {})?.tool.name).toBe('read_task_output');
+    for (const alias of ['background_stop', 'task_stop', 'kill_shell'])
+      expect(resolveCall(tools, alias, {})?.tool.name).toBe('stop_task');
     expect(resolveCall(tools, 'background_reap', {})?.tool.name).toBe('reap_leftovers');
     expect(resolveCall(tools, 'rm_rf', {})).toBeNull();
   });

@@ -67,7 +67,9 @@ async function run(mode: Mode, options: RunOptions): Promise<RunResult> {
   };
   if (mode === 'generate') {
     const result = await generateText(common);
-    const toolCalls = result.steps.flatMap((step) => step.toolCalls.map(({ toolCallId, toolName, input }) => ({ toolCallId, toolName, input })));
+    const toolCalls = result.steps.flatMap((step) =>
+      step.toolCalls.map(({ toolCallId, toolName, input }) => ({ toolCallId, toolName, input })),
+    );
     return { text: result.text, steps: result.steps.length, toolCalls, textDeltas: 0, toolInputDeltas: 0 };
   }
   const result = streamText({ ...common, onError: () => {} });
@@ -86,7 +88,8 @@ async function run(mode: Mode, options: RunOptions): Promise<RunResult> {
       textDeltas += 1;
     }
     if (part.type === 'tool-input-delta') toolInputDeltas += 1;
-    if (part.type === 'tool-call') toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+    if (part.type === 'tool-call')
+      toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
   }
   return { text, steps, toolCalls, textDeltas, toolInputDeltas };
 }
@@ -142,11 +145,17 @@ describe.each(FLAVOURS)('fake $kind model server', (flavour) => {
         { text: 'Let me look that up.', toolCalls: [{ name: 'get_weather', args: { city: 'Oslo', days: 2 } }] },
         { text: 'It will be sunny in Oslo.' },
       );
-      const result = await run(mode, { model: flavour.model(server), prompt: 'Weather in Oslo?', tools: { get_weather: weatherTool(execute) } });
+      const result = await run(mode, {
+        model: flavour.model(server),
+        prompt: 'Weather in Oslo?',
+        tools: { get_weather: weatherTool(execute) },
+      });
 
       expect(execute).toHaveBeenCalledTimes(1);
       expect(execute.mock.calls[0]?.[0]).toEqual({ city: 'Oslo', days: 2 });
-      expect(result.toolCalls).toEqual([{ toolCallId: flavour.firstToolCallId, toolName: 'get_weather', input: { city: 'Oslo', days: 2 } }]);
+      expect(result.toolCalls).toEqual([
+        { toolCallId: flavour.firstToolCallId, toolName: 'get_weather', input: { city: 'Oslo', days: 2 } },
+      ]);
       expect(result.text).toBe('It will be sunny in Oslo.');
       expect(result.steps).toBe(2);
       if (mode === 'stream') {
@@ -159,12 +168,16 @@ describe.each(FLAVOURS)('fake $kind model server', (flavour) => {
       const second = requests[1]?.transcript ?? '';
       expect(second).toContain('user: Weather in Oslo?');
       expect(second).toContain('assistant: Let me look that up.');
-      expect(second).toContain(`assistant: [tool call ${flavour.firstToolCallId}] get_weather {"city":"Oslo","days":2}`);
+      expect(second).toContain(
+        `assistant: [tool call ${flavour.firstToolCallId}] get_weather {"city":"Oslo","days":2}`,
+      );
       expect(second).toContain(`tool: [tool result ${flavour.firstToolCallId}] {"forecast":"sunny","city":"Oslo"}`);
     });
 
     it('reassembles parallel tool calls and keeps ids given by the script', async () => {
-      const execute = vi.fn(async (input: { city: string; days: number }) => `${input.city}: rain for ${input.days} days`);
+      const execute = vi.fn(
+        async (input: { city: string; days: number }) => `${input.city}: rain for ${input.days} days`,
+      );
       server.enqueue(
         {
           toolCalls: [
@@ -174,7 +187,11 @@ describe.each(FLAVOURS)('fake $kind model server', (flavour) => {
         },
         (request) => ({ text: request.transcript.includes('Bergen: rain for 3 days') ? 'saw both' : 'missing result' }),
       );
-      const result = await run(mode, { model: flavour.model(server), prompt: 'Two cities', tools: { get_weather: weatherTool(execute) } });
+      const result = await run(mode, {
+        model: flavour.model(server),
+        prompt: 'Two cities',
+        tools: { get_weather: weatherTool(execute) },
+      });
 
       expect(execute.mock.calls.map((call) => call[0])).toEqual([
         { city: 'Bergen', days: 3 },
@@ -213,22 +230,34 @@ describe.each(FLAVOURS)('fake $kind model server', (flavour) => {
   });
 
   it('passes a scripted error body and headers through', async () => {
-    const body = flavour.kind === 'anthropic' ? { type: 'error', error: { type: 'invalid_request_error', message: 'bad thing' } } : { error: { message: 'bad thing' } };
+    const body =
+      flavour.kind === 'anthropic'
+        ? { type: 'error', error: { type: 'invalid_request_error', message: 'bad thing' } }
+        : { error: { message: 'bad thing' } };
     server.enqueue({ status: 400, body, headers: { 'x-fake': 'yes' } });
-    const response = await fetch(`${server.baseUrl}${flavour.kind === 'anthropic' ? '/messages' : '/chat/completions'}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'm', messages: [] }),
-    });
+    const response = await fetch(
+      `${server.baseUrl}${flavour.kind === 'anthropic' ? '/messages' : '/chat/completions'}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', messages: [] }),
+      },
+    );
     expect(response.status).toBe(400);
     expect(response.headers.get('x-fake')).toBe('yes');
     expect(await response.json()).toEqual(body);
-    await expect(run('generate', { model: flavour.model(server), prompt: 'x', maxRetries: 0 })).rejects.toThrow(/no scripted reply left for request 2/);
+    await expect(run('generate', { model: flavour.model(server), prompt: 'x', maxRetries: 0 })).rejects.toThrow(
+      /no scripted reply left for request 2/,
+    );
   });
 
   it('answers malformed JSON and unknown paths with JSON errors and keeps serving', async () => {
     const path = flavour.kind === 'anthropic' ? '/messages' : '/chat/completions';
-    const bad = await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messages": [' });
+    const bad = await fetch(`${server.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"messages": [',
+    });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(await bad.json())).toContain('not valid JSON');
     const notObject = await fetch(`${server.baseUrl}${path}`, { method: 'POST', body: '[1,2]' });
@@ -245,7 +274,12 @@ describe.each(FLAVOURS)('fake $kind model server', (flavour) => {
   it('hangs until the client gives up, and waitForRequests sees the request', async () => {
     server.enqueue({ hangMs: 10_000 });
     const controller = new AbortController();
-    const running = run('stream', { model: flavour.model(server), prompt: 'slow', abortSignal: controller.signal, maxRetries: 0 });
+    const running = run('stream', {
+      model: flavour.model(server),
+      prompt: 'slow',
+      abortSignal: controller.signal,
+      maxRetries: 0,
+    });
     const [request] = await server.waitForRequests(1, 2_000);
     expect(request?.transcript).toBe('user: slow');
     controller.abort();

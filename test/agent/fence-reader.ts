@@ -9,9 +9,28 @@
  * accented letters. Written here, not taken from the code.
  */
 export const LOOK_ALIKES: Record<string, string> = {
-  a: 'аɑαᴀ𝐚á', b: 'ьвʙ', c: 'сϲᴄ', d: 'ԁᴅɗꓒᏧ𝐝', e: 'еεєᴇҽꬲꭼ𝐞é', f: 'ꜰƒ', g: 'ɡցɢ', h: 'һʜнℎհ', i: 'іɪιıӏ𝐢',
-  k: 'кκᴋ', l: 'ӏʟɩⅼ', m: 'мᴍɱ', n: 'ոɴпηπꞑŋռ𝐧ñ', o: 'оοօᴏσꮻ০𝐨ö', p: 'рρᴘꮲƥ𝐩', r: 'ɾгʀᴦꭇꮁяɼ𝐫ř',
-  s: 'ѕꜱʂꮪ𝐬', t: 'тτᴛŧʈƭꭲᎢ𝐭', u: 'ᴜսυʋꭒꮜμциџ𝐮ü', v: 'ѵνᴠ', w: 'ԝωᴡш', y: 'уγʏ',
+  a: 'аɑαᴀ𝐚á',
+  b: 'ьвʙ',
+  c: 'сϲᴄ',
+  d: 'ԁᴅɗꓒᏧ𝐝',
+  e: 'еεєᴇҽꬲꭼ𝐞é',
+  f: 'ꜰƒ',
+  g: 'ɡցɢ',
+  h: 'һʜнℎհ',
+  i: 'іɪιıӏ𝐢',
+  k: 'кκᴋ',
+  l: 'ӏʟɩⅼ',
+  m: 'мᴍɱ',
+  n: 'ոɴпηπꞑŋռ𝐧ñ',
+  o: 'оοօᴏσꮻ০𝐨ö',
+  p: 'рρᴘꮲƥ𝐩',
+  r: 'ɾгʀᴦꭇꮁяɼ𝐫ř',
+  s: 'ѕꜱʂꮪ𝐬',
+  t: 'тτᴛŧʈƭꭲᎢ𝐭',
+  u: 'ᴜսυʋꭒꮜμциџ𝐮ü',
+  v: 'ѵνᴠ',
+  w: 'ԝωᴡш',
+  y: 'уγʏ',
 };
 
 /** `word` with its `index`-th letter (counting letters only) replaced by `lookAlike`. */
@@ -23,11 +42,17 @@ function withLetter(word: string, index: number, lookAlike: string): string {
 /** Every spelling of `word` with one letter swapped for one of its look-alikes. */
 export function oneLetterSwaps(word: string): string[] {
   const letters = [...word].filter((char) => /[a-z]/i.test(char));
-  return letters.flatMap((letter, index) => [...(LOOK_ALIKES[letter.toLowerCase()] ?? '')].map((lookAlike) => withLetter(word, index, lookAlike)));
+  return letters.flatMap((letter, index) =>
+    [...(LOOK_ALIKES[letter.toLowerCase()] ?? '')].map((lookAlike) => withLetter(word, index, lookAlike)),
+  );
 }
 
 /** Look-alike letter → the letter, from the table above. */
-const READER_LETTERS = new Map(Object.entries(LOOK_ALIKES).flatMap(([letter, lookAlikes]) => [...lookAlikes].map((lookAlike): [string, string] => [lookAlike, letter])));
+const READER_LETTERS = new Map(
+  Object.entries(LOOK_ALIKES).flatMap(([letter, lookAlikes]) =>
+    [...lookAlikes].map((lookAlike): [string, string] => [lookAlike, letter]),
+  ),
+);
 
 /**
  * The body as a careless reader takes it, worked out here and not by the code under test: visible

@@ -17,7 +17,10 @@ describe('the clock jumping under running tasks', () => {
     const { clock, waiting, go, row, close, pool } = poolWithClock();
     const ends = await waiting(4);
     const timed = await pool.start({ sessionId: 'clock', command: 'exec sleep 600', cwd: '/', timeoutSeconds: 2 });
-    await eventually(() => row(ends.id).status === 'running' && row(timed.id).status === 'running', 'both tasks to run');
+    await eventually(
+      () => row(ends.id).status === 'running' && row(timed.id).status === 'running',
+      'both tasks to run',
+    );
     clock.offset = -HOUR;
     expectSane(row(ends.id), 60);
     go();
@@ -36,7 +39,11 @@ describe('the clock jumping under running tasks', () => {
     await eventually(() => row(ends.id).status === 'running', 'the task to run');
     clock.offset = HOUR;
     const timed = await pool.start({ sessionId: 'clock', command: 'exec sleep 600', cwd: '/', timeoutSeconds: 2 });
-    await eventually(() => row(timed.id).status !== 'running' && row(timed.id).status !== 'queued', 'the short timeout to fire', 60_000);
+    await eventually(
+      () => row(timed.id).status !== 'running' && row(timed.id).status !== 'queued',
+      'the short timeout to fire',
+      60_000,
+    );
     expect(row(timed.id).status).toBe('timed_out');
     expectSane(row(timed.id), 60);
     // The first task outlived the short one's timeout and its own clock-hour: it still runs, and ends on its own terms.

@@ -33,7 +33,13 @@ export function poolWithClock() {
   const clock = { offset: 0 };
   const pool = new TaskPool({
     repo: new TasksRepo(db),
-    runners: { command: new CommandRunner({ containers, identify: (pid) => inspector.identify(pid).processStart, processState: (pid) => os.processState(pid) }) },
+    runners: {
+      command: new CommandRunner({
+        containers,
+        identify: (pid) => inspector.identify(pid).processStart,
+        processState: (pid) => os.processState(pid),
+      }),
+    },
     inspector,
     dataDir,
     runId: 'clock',
@@ -55,7 +61,12 @@ export function poolWithClock() {
   cleanups.push(async () => void (await close()));
   /** Waits for the file `go` in the data folder, then exits with `code`. */
   const waiting = (code: number, timeoutSeconds?: number) =>
-    pool.start({ sessionId: 'clock', command: `echo waiting; while [ ! -e go ]; do sleep 0.02; done; exit ${code}`, cwd: dataDir, ...(timeoutSeconds ? { timeoutSeconds } : {}) });
+    pool.start({
+      sessionId: 'clock',
+      command: `echo waiting; while [ ! -e go ]; do sleep 0.02; done; exit ${code}`,
+      cwd: dataDir,
+      ...(timeoutSeconds ? { timeoutSeconds } : {}),
+    });
   const go = () => writeFileSync(join(dataDir, 'go'), '');
   const row = (id: string) => pool.row('clock', id);
   return { pool, clock, waiting, go, row, close };

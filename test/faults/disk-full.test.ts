@@ -45,7 +45,12 @@ function smallDisk(megabytes: number): Mounted {
   };
 }
 
-async function request(host: SpawnedHost, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function request(
+  host: SpawnedHost,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${host.base}${path}`, {
     method,
     headers: { Authorization: `Bearer ${TEST_TOKEN}` },
@@ -55,12 +60,18 @@ async function request(host: SpawnedHost, method: string, path: string, body?: u
 }
 
 /** Waits for what the host reports, never for a fixed time. */
-async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean, what: string, limitMs = 60_000): Promise<T> {
+async function eventually<T>(
+  probe: () => Promise<T>,
+  ok: (value: T) => boolean,
+  what: string,
+  limitMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await probe();
     if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: last saw ${JSON.stringify(value).slice(0, 400)}`);
+    if (Date.now() > deadline)
+      throw new Error(`Timed out waiting for ${what}: last saw ${JSON.stringify(value).slice(0, 400)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -87,19 +98,40 @@ describe('a full disk (real host on a small tmpfs)', () => {
     const disk = smallDisk(6);
     const first = await host(disk);
     const session = (await request(first, 'POST', '/sessions', { title: 'before' })).body.id as string;
-    const early = (await request(first, 'POST', `/sessions/${session}/background-tasks`, { command: 'echo kept' })).body;
-    await eventually(() => request(first, 'GET', taskPath(session, early.id)), (r) => r.body.task.status === 'succeeded', 'the first task');
+    const early = (await request(first, 'POST', `/sessions/${session}/background-tasks`, { command: 'echo kept' }))
+      .body;
+    await eventually(
+      () => request(first, 'GET', taskPath(session, early.id)),
+      (r) => r.body.task.status === 'succeeded',
+      'the first task',
+    );
 
     disk.fill(1024 * 1024);
-    const flood = (await request(first, 'POST', `/sessions/${session}/background-tasks`, { command: 'yes 0123456789abcdef | head -c 20000000; echo done' })).body;
-    const settled = await eventually(() => request(first, 'GET', taskPath(session, flood.id)), (r) => r.body.task.status !== 'running' && r.body.task.status !== 'queued', 'the flood to end');
+    const flood = (
+      await request(first, 'POST', `/sessions/${session}/background-tasks`, {
+        command: 'yes 0123456789abcdef | head -c 20000000; echo done',
+      })
+    ).body;
+    const settled = await eventually(
+      () => request(first, 'GET', taskPath(session, flood.id)),
+      (r) => r.body.task.status !== 'running' && r.body.task.status !== 'queued',
+      'the flood to end',
+    );
     // The rule: the task runs to its end; the row says where its log stopped and what it missed.
     expect(settled.body.task).toMatchObject({ status: 'succeeded', exit_code: 0 });
-    expect(settled.body.task.log_note).toMatch(new RegExp(`The disk holding ${disk.data} was full: its log stopped at .* the remaining .* of its output was not saved`));
+    expect(settled.body.task.log_note).toMatch(
+      new RegExp(
+        `The disk holding ${disk.data} was full: its log stopped at .* the remaining .* of its output was not saved`,
+      ),
+    );
     expect(statSync(flood.log_path).size).toBeLessThan(20_000_000);
 
     const info = (await request(first, 'GET', '/info')).body;
-    expect(info.storage).toMatchObject({ full: true, folder: disk.data, message: expect.stringContaining(`The disk holding ${disk.data} is full`) });
+    expect(info.storage).toMatchObject({
+      full: true,
+      folder: disk.data,
+      message: expect.stringContaining(`The disk holding ${disk.data} is full`),
+    });
     const refused = await request(first, 'POST', '/sessions', { title: 'no room' });
     expect(refused.status).toBe(507);
     expect(refused.body.error).toMatchObject({ code: 'disk_full', message: expect.stringContaining(disk.data) });
@@ -109,11 +141,20 @@ describe('a full disk (real host on a small tmpfs)', () => {
     expect((await request(first, 'GET', taskPath(session, early.id))).body.output.text).toContain('kept');
 
     disk.makeRoom();
-    await eventually(() => request(first, 'GET', '/info'), (r) => r.body.storage.full === false, 'room to be noticed');
+    await eventually(
+      () => request(first, 'GET', '/info'),
+      (r) => r.body.storage.full === false,
+      'room to be noticed',
+    );
     const after = await request(first, 'POST', '/sessions', { title: 'after' });
     expect(after.status).toBe(201);
-    const next = (await request(first, 'POST', `/sessions/${session}/background-tasks`, { command: 'echo again' })).body;
-    await eventually(() => request(first, 'GET', taskPath(session, next.id)), (r) => r.body.task.status === 'succeeded', 'a task after the disk had room');
+    const next = (await request(first, 'POST', `/sessions/${session}/background-tasks`, { command: 'echo again' }))
+      .body;
+    await eventually(
+      () => request(first, 'GET', taskPath(session, next.id)),
+      (r) => r.body.task.status === 'succeeded',
+      'a task after the disk had room',
+    );
 
     // The flood's final row, kept in memory while the disk was full, reached the database.
     await first.stop();
@@ -121,7 +162,10 @@ describe('a full disk (real host on a small tmpfs)', () => {
     expect(integrity(db)).toBe('ok');
     const rows = new BetterSqlite3(db, { readonly: true });
     try {
-      const stored = rows.prepare('SELECT status, log_note FROM tasks WHERE id = ?').get(flood.id) as { status: string; log_note: string };
+      const stored = rows.prepare('SELECT status, log_note FROM tasks WHERE id = ?').get(flood.id) as {
+        status: string;
+        log_note: string;
+      };
       expect(stored.status).toBe('succeeded');
       expect(stored.log_note).toMatch(/was full/);
       expect(rows.prepare('SELECT count(*) AS n FROM sessions').get()).toEqual({ n: 2 });
@@ -131,44 +175,50 @@ describe('a full disk (real host on a small tmpfs)', () => {
     expect(groupRuns(flood.pid)).toBe(false);
   }, 120_000);
 
-  for (const ending of ['SIGKILL', 'SIGTERM'] as const) it(`starts on a disk that is already full (after a ${ending === 'SIGKILL' ? 'crash' : 'clean stop'}), says so, refuses writes with 507, and serves what it has`, async () => {
-    const disk = smallDisk(4);
-    const first = await host(disk);
-    const session = (await request(first, 'POST', '/sessions', { title: 'kept' })).body.id as string;
-    await first.stop(ending);
+  for (const ending of ['SIGKILL', 'SIGTERM'] as const)
+    it(`starts on a disk that is already full (after a ${ending === 'SIGKILL' ? 'crash' : 'clean stop'}), says so, refuses writes with 507, and serves what it has`, async () => {
+      const disk = smallDisk(4);
+      const first = await host(disk);
+      const session = (await request(first, 'POST', '/sessions', { title: 'kept' })).body.id as string;
+      await first.stop(ending);
 
-    disk.fill();
-    const second = await host(disk);
-    const info = (await request(second, 'GET', '/info')).body;
-    expect(info.storage.full).toBe(true);
-    const sessions = (await request(second, 'GET', '/sessions')).body;
-    expect(sessions.map((s: { id: string }) => s.id)).toEqual([session]);
-    const refused = await request(second, 'POST', '/sessions', { title: 'no room' });
-    expect(refused.status).toBe(507);
-    expect(refused.body.error.message).toContain(disk.data);
+      disk.fill();
+      const second = await host(disk);
+      const info = (await request(second, 'GET', '/info')).body;
+      expect(info.storage.full).toBe(true);
+      const sessions = (await request(second, 'GET', '/sessions')).body;
+      expect(sessions.map((s: { id: string }) => s.id)).toEqual([session]);
+      const refused = await request(second, 'POST', '/sessions', { title: 'no room' });
+      expect(refused.status).toBe(507);
+      expect(refused.body.error.message).toContain(disk.data);
 
-    disk.makeRoom();
-    await eventually(() => request(second, 'GET', '/info'), (r) => r.body.storage.full === false, 'room to be noticed');
-    expect((await request(second, 'POST', '/sessions', { title: 'room' })).status).toBe(201);
-    await second.stop();
-    expect(integrity(join(disk.data, 'drover.sqlite'))).toBe('ok');
-  }, 120_000);
+      disk.makeRoom();
+      await eventually(
+        () => request(second, 'GET', '/info'),
+        (r) => r.body.storage.full === false,
+        'room to be noticed',
+      );
+      expect((await request(second, 'POST', '/sessions', { title: 'room' })).status).toBe(201);
+      await second.stop();
+      expect(integrity(join(disk.data, 'drover.sqlite'))).toBe('ok');
+    }, 120_000);
 
-  for (const spare of [0, 8 * 1024, 32 * 1024]) it(`refuses to start a new data folder on a full disk (${spare / 1024} KiB free) with a plain message, leaves no file that would read as damaged, and starts once there is room`, async () => {
-    const disk = smallDisk(1);
-    execFileSync('mkdir', ['-p', disk.data]);
-    disk.fill(spare);
-    const { code, stderr } = await runHostToExit(disk.data);
-    expect(code, stderr).toBe(5);
-    expect(stderr).toContain(`The disk holding ${disk.data} is full, so Drover cannot start there`);
-    expect(stderr).not.toMatch(/damaged/);
-    expect(stderr).not.toMatch(/\n\s+at /);
-    expect(existsSync(join(disk.data, 'drover.sqlite'))).toBe(false);
-    disk.makeRoom();
-    const started = await host(disk);
-    expect((await request(started, 'POST', '/sessions', { title: 'room' })).status).toBe(201);
-    await started.stop();
-  }, 60_000);
+  for (const spare of [0, 8 * 1024, 32 * 1024])
+    it(`refuses to start a new data folder on a full disk (${spare / 1024} KiB free) with a plain message, leaves no file that would read as damaged, and starts once there is room`, async () => {
+      const disk = smallDisk(1);
+      execFileSync('mkdir', ['-p', disk.data]);
+      disk.fill(spare);
+      const { code, stderr } = await runHostToExit(disk.data);
+      expect(code, stderr).toBe(5);
+      expect(stderr).toContain(`The disk holding ${disk.data} is full, so Drover cannot start there`);
+      expect(stderr).not.toMatch(/damaged/);
+      expect(stderr).not.toMatch(/\n\s+at /);
+      expect(existsSync(join(disk.data, 'drover.sqlite'))).toBe(false);
+      disk.makeRoom();
+      const started = await host(disk);
+      expect((await request(started, 'POST', '/sessions', { title: 'room' })).status).toBe(201);
+      await started.stop();
+    }, 60_000);
 
   it('writes a waiting log again once room returns, and the row says how much it missed', async () => {
     const disk = smallDisk(6);
@@ -185,13 +235,25 @@ describe('a full disk (real host on a small tmpfs)', () => {
     const task = (await request(first, 'POST', `/sessions/${session}/background-tasks`, { command: script })).body;
     disk.fill(512 * 1024);
     writeFileSync(join(disk.data, 'go1'), '');
-    await eventually(() => request(first, 'GET', taskPath(session, task.id)), (r) => /is full/.test(r.body.task.log_note ?? ''), 'the log to stop');
+    await eventually(
+      () => request(first, 'GET', taskPath(session, task.id)),
+      (r) => /is full/.test(r.body.task.log_note ?? ''),
+      'the log to stop',
+    );
     expect((await request(first, 'GET', '/info')).body.storage.full).toBe(true);
 
     disk.makeRoom();
-    await eventually(() => request(first, 'GET', taskPath(session, task.id)), (r) => /was full/.test(r.body.task.log_note ?? ''), 'the log to resume');
+    await eventually(
+      () => request(first, 'GET', taskPath(session, task.id)),
+      (r) => /was full/.test(r.body.task.log_note ?? ''),
+      'the log to resume',
+    );
     writeFileSync(join(disk.data, 'go2'), '');
-    const done = await eventually(() => request(first, 'GET', taskPath(session, task.id)), (r) => r.body.task.status === 'succeeded', 'the task to end');
+    const done = await eventually(
+      () => request(first, 'GET', taskPath(session, task.id)),
+      (r) => r.body.task.status === 'succeeded',
+      'the task to end',
+    );
     expect(done.body.task.log_note).toMatch(/MiB of its output was not saved; its log misses that part/);
     const log = readFileSync(task.log_path, 'utf8');
     expect(log.endsWith('tail-marker\n')).toBe(true);

@@ -25,7 +25,19 @@ export function hostBundle(): string {
   if (bundled) return bundled;
   mkdirSync(bundleDir, { recursive: true });
   const out = join(bundleDir, `host-${process.pid}.mjs`);
-  execFileSync(join(root, 'node_modules', '.bin', 'esbuild'), [join(root, 'electron/host.ts'), '--bundle', '--platform=node', '--format=esm', '--packages=external', `--outfile=${out}`, '--log-level=warning'], { cwd: root });
+  execFileSync(
+    join(root, 'node_modules', '.bin', 'esbuild'),
+    [
+      join(root, 'electron/host.ts'),
+      '--bundle',
+      '--platform=node',
+      '--format=esm',
+      '--packages=external',
+      `--outfile=${out}`,
+      '--log-level=warning',
+    ],
+    { cwd: root },
+  );
   process.once('exit', () => rmSync(out, { force: true }));
   bundled = out;
   return out;
@@ -55,16 +67,24 @@ export function newRunMark(): string {
 
 /** Starts the bundled host on a data folder; every process it starts carries `runMark`. */
 export function startHost(dataDir: string, runMark: string): Promise<FaultHost> {
-  const child = spawn(process.execPath, [hostBundle(), '--data-dir', dataDir, '--token', FAULT_TOKEN, '--cwd', dataDir], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, [RUN_MARK_VARIABLE]: runMark },
-  });
+  const child = spawn(
+    process.execPath,
+    [hostBundle(), '--data-dir', dataDir, '--token', FAULT_TOKEN, '--cwd', dataDir],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, [RUN_MARK_VARIABLE]: runMark },
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
   return new Promise((resolvePromise, reject) => {
-    void exited.then(({ code, signal }) => reject(new Error(`host exited before listening (${code ?? signal}): ${stderr}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`host exited before listening (${code ?? signal}): ${stderr}`)),
+    );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(line);
       if (!match) return;
@@ -172,10 +192,22 @@ export function readStore(dataDir: string): Stored {
   if (!existsSync(path)) return { integrity: 'missing', sessions: new Map(), tasks: new Set(), instanceId: null };
   const db = new BetterSqlite3(path, { readonly: true, timeout: 10_000 });
   try {
-    const integrity = (db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[]).map((row) => row.integrity_check).join('; ');
-    const sessions = new Map((db.prepare('SELECT id, title FROM sessions').all() as { id: string; title: string }[]).map((row) => [row.id, row.title]));
-    const tasks = new Set((db.prepare('SELECT session_id, id FROM tasks').all() as { session_id: string; id: string }[]).map((row) => `${row.session_id}/${row.id}`));
-    const instance = db.prepare("SELECT value FROM meta WHERE name = 'instance_id'").get() as { value: string } | undefined;
+    const integrity = (db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[])
+      .map((row) => row.integrity_check)
+      .join('; ');
+    const sessions = new Map(
+      (db.prepare('SELECT id, title FROM sessions').all() as { id: string; title: string }[]).map((row) => [
+        row.id,
+        row.title,
+      ]),
+    );
+    const tasks = new Set(
+      (db.prepare('SELECT session_id, id FROM tasks').all() as { session_id: string; id: string }[]).map(
+        (row) => `${row.session_id}/${row.id}`,
+      ),
+    );
+    const instance = db.prepare("SELECT value FROM meta WHERE name = 'instance_id'").get() as
+      { value: string } | undefined;
     return { integrity, sessions, tasks, instanceId: instance?.value ?? null };
   } finally {
     db.close();
@@ -183,7 +215,11 @@ export function readStore(dataDir: string): Stored {
 }
 
 /** Waits for a condition, never for a fixed time; the limit is generous because the machine is shared. */
-export async function eventually<T>(check: () => Promise<T | false | null | undefined> | T | false | null | undefined, what: string, limitMs = 60_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | false | null | undefined> | T | false | null | undefined,
+  what: string,
+  limitMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await check();
@@ -225,9 +261,11 @@ export class HostCase {
   /** A call that must be acknowledged; what it creates is remembered for the closing check. */
   async ok(method: string, path: string, body?: unknown): Promise<any> {
     const answer = await this.host.call(method, path, body);
-    if (answer.status < 200 || answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (answer.status < 200 || answer.status >= 300)
+      throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     if (method === 'POST' && path === '/sessions') this.sessions.add(answer.body.id);
-    if (method === 'POST' && /^\/sessions\/[^/]+\/(background-tasks|shell)$/.test(path)) this.tasks.add(`${path.split('/')[2]}/${answer.body.id}`);
+    if (method === 'POST' && /^\/sessions\/[^/]+\/(background-tasks|shell)$/.test(path))
+      this.tasks.add(`${path.split('/')[2]}/${answer.body.id}`);
     return answer.body;
   }
 
@@ -236,13 +274,24 @@ export class HostCase {
   }
 
   /** Stops the host (SIGCONT first, in case a test left it stopped) and reports what the closing checks found. */
-  async close(options: { forgotten?: Set<string> } = {}): Promise<{ exit: { code: number | null; signal: NodeJS.Signals | null }; integrity: string; lost: string[]; strays: number[] }> {
+  async close(
+    options: { forgotten?: Set<string> } = {},
+  ): Promise<{
+    exit: { code: number | null; signal: NodeJS.Signals | null };
+    integrity: string;
+    lost: string[];
+    strays: number[];
+  }> {
     if (this.host?.alive()) this.host.child.kill('SIGCONT');
     const exit = this.host ? await this.host.stop('SIGTERM') : { code: null, signal: null };
     const stored = readStore(this.dataDir);
     const lost = [
-      ...[...this.sessions].filter((id) => !options.forgotten?.has(id) && !stored.sessions.has(id)).map((id) => `session ${id}`),
-      ...[...this.tasks].filter((key) => !options.forgotten?.has(key.split('/')[0]!) && !stored.tasks.has(key)).map((key) => `task ${key}`),
+      ...[...this.sessions]
+        .filter((id) => !options.forgotten?.has(id) && !stored.sessions.has(id))
+        .map((id) => `session ${id}`),
+      ...[...this.tasks]
+        .filter((key) => !options.forgotten?.has(key.split('/')[0]!) && !stored.tasks.has(key))
+        .map((key) => `task ${key}`),
     ];
     return { exit, integrity: stored.integrity, lost, strays: await strays(this.runMark, stored.instanceId) };
   }

@@ -16,7 +16,9 @@ const TICKER = 'i=0; while [ ! -e stop ]; do i=$((i+1)); echo "tick $i"; sleep 0
 /** A clear answer: 2xx, or a 4xx/5xx other than 500 whose body names the error. */
 function answersClearly(answer: { status: number; body: any }): boolean {
   if (answer.status < 300) return true;
-  return answer.status !== 500 && typeof answer.body?.error?.message === 'string' && answer.body.error.message.length > 0;
+  return (
+    answer.status !== 500 && typeof answer.body?.error?.message === 'string' && answer.body.error.message.length > 0
+  );
 }
 
 describe('the file system changed under a running host', () => {
@@ -27,13 +29,19 @@ describe('the file system changed under a running host', () => {
       const session = (await fault.ok('POST', '/sessions', { title: `log ${change}` })).id as string;
       const task = await fault.ok('POST', `/sessions/${session}/background-tasks`, { command: TICKER });
       const path = `/sessions/${session}/background-tasks/${task.id}`;
-      await eventually(() => (statSync(task.log_path, { throwIfNoEntry: false })?.size ?? 0) > 2_000, 'the log to grow');
+      await eventually(
+        () => (statSync(task.log_path, { throwIfNoEntry: false })?.size ?? 0) > 2_000,
+        'the log to grow',
+      );
 
       if (change === 'deleted') unlinkSync(task.log_path);
       else truncateSync(task.log_path, 0);
       const bytesAtChange = (await fault.ok('GET', path)).output.total_bytes as number;
       // The task goes on: its output keeps arriving after the change.
-      await eventually(async () => (await fault.ok('GET', path)).output.total_bytes > bytesAtChange + 2_000, 'output to keep arriving');
+      await eventually(
+        async () => (await fault.ok('GET', path)).output.total_bytes > bytesAtChange + 2_000,
+        'output to keep arriving',
+      );
       expect((await fault.task(session, task.id)).status).toBe('running');
       expect(answersClearly(await host.call('GET', `${path}/search?q=tick`))).toBe(true);
 
@@ -46,7 +54,9 @@ describe('the file system changed under a running host', () => {
       expect(ended).toMatchObject({ status: 'succeeded', exit_code: 0 });
       // Its row says the log is not all it printed, and why.
       expect(ended.log_note).toBe(
-        change === 'deleted' ? 'Its log file was removed while it ran, so its output was not kept.' : 'Its log file was cut short while it ran, so it holds only part of its output.',
+        change === 'deleted'
+          ? 'Its log file was removed while it ran, so its output was not kept.'
+          : 'Its log file was cut short while it ran, so it holds only part of its output.',
       );
       const read = await host.call('GET', path);
       expect(answersClearly(read), JSON.stringify(read.body).slice(0, 300)).toBe(true);
@@ -63,7 +73,9 @@ describe('the file system changed under a running host', () => {
     const fault = newCase();
     const host = await fault.start();
     const session = (await fault.ok('POST', '/sessions', { title: 'before the move' })).id as string;
-    const sleeper = await fault.ok('POST', `/sessions/${session}/background-tasks`, { command: 'echo sleeping; exec sleep 600' });
+    const sleeper = await fault.ok('POST', `/sessions/${session}/background-tasks`, {
+      command: 'echo sleeping; exec sleep 600',
+    });
     await eventually(async () => (await fault.task(session, sleeper.id)).status === 'running', 'the sleeper to run');
 
     const moved = `${fault.dataDir}-moved`;

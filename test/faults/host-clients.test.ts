@@ -4,7 +4,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { TEST_TOKEN } from '../host/spawn-host.js';
 import { DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, MAX_QUEUED_PER_CONNECTION } from '../../electron/ipc/fair-queue.js';
-import { auth, expectHealthyThenStop, hostWithBigTask, rawRequest, rssBytes, waitFor, type Fixture } from './host-harness.js';
+import {
+  auth,
+  expectHealthyThenStop,
+  hostWithBigTask,
+  rawRequest,
+  rssBytes,
+  waitFor,
+  type Fixture,
+} from './host-harness.js';
 
 let fixture: Fixture | undefined;
 const sockets: Socket[] = [];
@@ -50,7 +58,8 @@ function sendAll(ws: WebSocket, calls: number, call: () => { name: string; input
   return { outcomes, done, answered: () => answered };
 }
 
-const infoOk = async (f: Fixture) => (await rawRequest(f.port, { path: '/api/info', headers: auth(f.port) })).status === 200;
+const infoOk = async (f: Fixture) =>
+  (await rawRequest(f.port, { path: '/api/info', headers: auth(f.port) })).status === 200;
 
 describe('a real host under clients that misbehave', () => {
   it('cuts off a WebSocket client that stops reading, with its buffer bounded, while others are served', async () => {
@@ -63,7 +72,8 @@ describe('a real host under clients that misbehave', () => {
     // Stop reading: the host's answers (about 1 MB each) pile up on its side of the connection.
     (ws as unknown as { _socket: Socket })._socket.pause();
     const calls = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION + MAX_QUEUED_PER_CONNECTION;
-    for (let id = 1; id <= calls; id++) ws.send(JSON.stringify({ t: 'call', id, name: 'getTask', input: { sessionId: f.sessionId, taskId: f.taskId } }));
+    for (let id = 1; id <= calls; id++)
+      ws.send(JSON.stringify({ t: 'call', id, name: 'getTask', input: { sessionId: f.sessionId, taskId: f.taskId } }));
     const baseline = rssBytes(f.host.child.pid!);
     let peak = baseline;
     let othersServed = 0;
@@ -92,13 +102,17 @@ describe('a real host under clients that misbehave', () => {
       const half = connect(f.port, '127.0.0.1');
       sockets.push(half);
       await new Promise((resolve) => half.once('connect', resolve));
-      half.write(`POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:${f.port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nContent-Length: 1000\r\n\r\n{"title": "half`);
+      half.write(
+        `POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:${f.port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nContent-Length: 1000\r\n\r\n{"title": "half`,
+      );
       half.destroy();
       // The start of a big answer, then gone.
       const early = connect(f.port, '127.0.0.1');
       sockets.push(early);
       await new Promise((resolve) => early.once('connect', resolve));
-      early.write(`GET /api${f.taskPath} HTTP/1.1\r\nHost: 127.0.0.1:${f.port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n\r\n`);
+      early.write(
+        `GET /api${f.taskPath} HTTP/1.1\r\nHost: 127.0.0.1:${f.port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n\r\n`,
+      );
       await new Promise((resolve) => early.once('data', resolve));
       early.destroy();
     }
@@ -137,14 +151,25 @@ describe('a real host under clients that misbehave', () => {
     await expectHealthyThenStop(f);
   }, 120_000);
 
-  it('answers busy past one connection\'s queue while its share of slow requests waits, and serves others meanwhile', async () => {
+  it("answers busy past one connection's queue while its share of slow requests waits, and serves others meanwhile", async () => {
     const f = (fixture = await hostWithBigTask());
     // A task that ignores SIGTERM: each stop of it waits out the grace period, so requests pile up for certain.
-    const stubborn = await f.host.call('POST', `/sessions/${f.sessionId}/background-tasks`, { command: "trap '' TERM; echo armed; while :; do sleep 1; done" });
-    await waitFor(async () => (await f.host.call('GET', `/sessions/${f.sessionId}/background-tasks/${stubborn.id}`)).output.text.includes('armed'), 'the task to ignore SIGTERM');
+    const stubborn = await f.host.call('POST', `/sessions/${f.sessionId}/background-tasks`, {
+      command: "trap '' TERM; echo armed; while :; do sleep 1; done",
+    });
+    await waitFor(
+      async () =>
+        (await f.host.call('GET', `/sessions/${f.sessionId}/background-tasks/${stubborn.id}`)).output.text.includes(
+          'armed',
+        ),
+      'the task to ignore SIGTERM',
+    );
     const ws = await openWs(f);
     const share = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION + MAX_QUEUED_PER_CONNECTION;
-    const flood = sendAll(ws, share + 50, () => ({ name: 'stopTask', input: { sessionId: f.sessionId, taskId: stubborn.id } }));
+    const flood = sendAll(ws, share + 50, () => ({
+      name: 'stopTask',
+      input: { sessionId: f.sessionId, taskId: stubborn.id },
+    }));
     await waitFor(() => (flood.outcomes.busy ?? 0) === 50, 'the 50 requests past the queue to be refused');
     // Refused at once, while the connection's own share still waits: others are served meanwhile.
     expect(flood.outcomes.ok ?? 0).toBe(0);

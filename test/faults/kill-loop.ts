@@ -21,7 +21,13 @@ export interface LoopFigures {
   refused: string[];
 }
 
-const COMMANDS = ["printf 'line %s\\n' 1 2 3", 'sleep 0.1', "printf 'a\\rb\\n'; exit 3", 'true', "printf '\\033[1mbold\\033[0m\\n'"];
+const COMMANDS = [
+  "printf 'line %s\\n' 1 2 3",
+  'sleep 0.1',
+  "printf 'a\\rb\\n'; exit 3",
+  'true',
+  "printf '\\033[1mbold\\033[0m\\n'",
+];
 const CONCURRENCY = 3;
 
 interface Ledger {
@@ -31,12 +37,27 @@ interface Ledger {
   titles: Map<string, { sent: string[]; acked: number }>;
 }
 
-export async function runKillLoop(options: { dataDir: string; iterations: number; seed: number; log?: (line: string) => void }): Promise<LoopFigures> {
+export async function runKillLoop(options: {
+  dataDir: string;
+  iterations: number;
+  seed: number;
+  log?: (line: string) => void;
+}): Promise<LoopFigures> {
   const random = seeded(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const ledger: Ledger = { sessions: new Set(), tasks: new Set(), titles: new Map() };
   const runMark = newRunMark();
-  const figures: LoopFigures = { seed: options.seed, iterations: 0, acknowledged: 0, found: 0, lost: [], integrityFailures: [], strays: [], cutOff: 0, refused: [] };
+  const figures: LoopFigures = {
+    seed: options.seed,
+    iterations: 0,
+    acknowledged: 0,
+    found: 0,
+    lost: [],
+    integrityFailures: [],
+    strays: [],
+    cutOff: 0,
+    refused: [],
+  };
   let titleCounter = 0;
 
   const burst = async (host: FaultHost, iteration: number) => {
@@ -123,7 +144,8 @@ export async function runKillLoop(options: { dataDir: string; iterations: number
     for (const [id, { sent, acked }] of ledger.titles) {
       const title = stored.sessions.get(id);
       // The last acknowledged title, or one sent after it whose answer the kill cut off.
-      if (title !== undefined && !sent.slice(acked).includes(title)) lost.push(`title of ${id}: ${JSON.stringify(title)} instead of ${JSON.stringify(sent[acked])}`);
+      if (title !== undefined && !sent.slice(acked).includes(title))
+        lost.push(`title of ${id}: ${JSON.stringify(title)} instead of ${JSON.stringify(sent[acked])}`);
     }
     figures.acknowledged = ledger.sessions.size + ledger.tasks.size + ledger.titles.size;
     figures.found = figures.acknowledged - lost.length;
@@ -137,14 +159,16 @@ export async function runKillLoop(options: { dataDir: string; iterations: number
       await burst(host, iteration);
       check(iteration);
       figures.iterations = iteration;
-      if (iteration % 50 === 0) options.log?.(`${iteration} kills: ${figures.acknowledged} rows acknowledged, ${figures.lost.length} lost`);
+      if (iteration % 50 === 0)
+        options.log?.(`${iteration} kills: ${figures.acknowledged} rows acknowledged, ${figures.lost.length} lost`);
     }
     // The last word goes to the host itself: restarted, it lists every acknowledged row, then stops cleanly.
     const host = await startHost(options.dataDir, runMark);
     try {
       const listed = (await host.call('GET', '/sessions')).body as { sessions: { id: string }[] } | { id: string }[];
       const ids = new Set((Array.isArray(listed) ? listed : listed.sessions).map((s) => s.id));
-      for (const id of ledger.sessions) if (!ids.has(id)) missing.set(`session ${id}, not listed by the restarted host`, options.iterations + 1);
+      for (const id of ledger.sessions)
+        if (!ids.has(id)) missing.set(`session ${id}, not listed by the restarted host`, options.iterations + 1);
     } finally {
       await host.stop('SIGTERM');
     }

@@ -16,8 +16,17 @@ describe('process faults of the host', () => {
     const host = await fault.start();
     const session = (await fault.ok('POST', '/sessions', { title: 'stopped host' })).id as string;
     const codes = [0, 1, 2, 3, 7];
-    const tasks = await Promise.all(codes.map((code) => fault.ok('POST', `/sessions/${session}/background-tasks`, { command: `printf 'started\\n'; sleep 1; exit ${code}` })));
-    await eventually(async () => (await Promise.all(tasks.map((t) => fault.task(session, t.id)))).every((t) => t.status === 'running'), 'every task to run');
+    const tasks = await Promise.all(
+      codes.map((code) =>
+        fault.ok('POST', `/sessions/${session}/background-tasks`, {
+          command: `printf 'started\\n'; sleep 1; exit ${code}`,
+        }),
+      ),
+    );
+    await eventually(
+      async () => (await Promise.all(tasks.map((t) => fault.task(session, t.id)))).every((t) => t.status === 'running'),
+      'every task to run',
+    );
 
     host.child.kill('SIGSTOP');
     const stoppedAt = Date.now();
@@ -55,18 +64,29 @@ describe('process faults of the host', () => {
     let next = 0;
     await Promise.all(
       Array.from({ length: 64 }, async () => {
-        for (let i = next++; i < 1_000; i = next++) started.push({ task: await fault.ok('POST', `/sessions/${sessions[i % 4].id}/background-tasks`, { command: 'true' }) });
+        for (let i = next++; i < 1_000; i = next++)
+          started.push({
+            task: await fault.ok('POST', `/sessions/${sessions[i % 4].id}/background-tasks`, { command: 'true' }),
+          });
       }),
     );
     expect(started).toHaveLength(1_000);
     // The caps held: the answers show tasks waiting their turn, never more than 5 per session running.
     expect(started.filter(({ task }) => task.status === 'queued').length).toBeGreaterThan(0);
-    await eventually(async () => {
-      const lists = await Promise.all(sessions.map((s) => fault.ok('GET', `/sessions/${s.id}/background-tasks`)));
-      const rows = lists.flatMap((list: any) => (Array.isArray(list) ? list : list.tasks));
-      expect(Math.max(...sessions.map((s) => rows.filter((r: any) => r.session_id === s.id && r.status === 'running').length))).toBeLessThanOrEqual(5);
-      return rows.length === 1_000 && rows.every((row: any) => row.status === 'succeeded');
-    }, 'all 1,000 tasks to succeed', 240_000);
+    await eventually(
+      async () => {
+        const lists = await Promise.all(sessions.map((s) => fault.ok('GET', `/sessions/${s.id}/background-tasks`)));
+        const rows = lists.flatMap((list: any) => (Array.isArray(list) ? list : list.tasks));
+        expect(
+          Math.max(
+            ...sessions.map((s) => rows.filter((r: any) => r.session_id === s.id && r.status === 'running').length),
+          ),
+        ).toBeLessThanOrEqual(5);
+        return rows.length === 1_000 && rows.every((row: any) => row.status === 'succeeded');
+      },
+      'all 1,000 tasks to succeed',
+      240_000,
+    );
     bursting = false;
     await probe;
     expect(infoAnswers.length).toBeGreaterThan(0);
@@ -82,16 +102,26 @@ describe('process faults of the host', () => {
     const doomed = (await fault.ok('POST', '/sessions', { title: 'doomed' })).id as string;
     const kept = (await fault.ok('POST', '/sessions', { title: 'kept' })).id as string;
     const flood = 'i=0; while :; do i=$((i+1)); echo "line $i of a flood"; done';
-    const floods = await Promise.all([1, 2, 3].map(() => fault.ok('POST', `/sessions/${doomed}/background-tasks`, { command: flood })));
+    const floods = await Promise.all(
+      [1, 2, 3].map(() => fault.ok('POST', `/sessions/${doomed}/background-tasks`, { command: flood })),
+    );
     const keptTask = await fault.ok('POST', `/sessions/${kept}/background-tasks`, { command: "printf 'kept\\n'" });
-    await eventually(async () => (await Promise.all(floods.map((t) => host.call('GET', `/sessions/${doomed}/background-tasks/${t.id}`)))).every((a) => a.body.output.total_bytes > 100_000), 'the floods to pour');
+    await eventually(
+      async () =>
+        (await Promise.all(floods.map((t) => host.call('GET', `/sessions/${doomed}/background-tasks/${t.id}`)))).every(
+          (a) => a.body.output.total_bytes > 100_000,
+        ),
+      'the floods to pour',
+    );
 
     // The census that finds strays sees these tasks: each carries the test's mark in its environment.
-    expect(processesMarked(`${RUN_MARK_VARIABLE}=${fault.runMark}`)).toEqual(expect.arrayContaining(floods.map((t) => t.pid)));
+    expect(processesMarked(`${RUN_MARK_VARIABLE}=${fault.runMark}`)).toEqual(
+      expect.arrayContaining(floods.map((t) => t.pid)),
+    );
 
     const deleted = await host.call('DELETE', `/sessions/${doomed}`);
     expect(deleted.status).toBeLessThan(300);
-    await eventually(() => floods.every((t) => !running(t.pid)), 'the deleted session\'s tasks to end');
+    await eventually(() => floods.every((t) => !running(t.pid)), "the deleted session's tasks to end");
     expect((await host.call('GET', '/info')).status).toBe(200);
     expect((await host.call('GET', `/sessions/${doomed}`)).status).toBe(404);
     expect((await fault.task(kept, keptTask.id)).id).toBe(keptTask.id);

@@ -4,7 +4,20 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,7 +41,12 @@ afterEach(async () => {
   expect(strays.map((host) => host.child.pid)).toEqual([]);
 });
 
-async function rest(host: SpawnedHost, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function rest(
+  host: SpawnedHost,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${host.base}${path}`, {
     method,
     headers: { Authorization: `Bearer ${TEST_TOKEN}` },
@@ -37,7 +55,8 @@ async function rest(host: SpawnedHost, method: string, path: string, body?: unkn
   return { status: res.status, body: await res.json() };
 }
 
-const hash = (file: string) => (existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : 'absent');
+const hash = (file: string) =>
+  existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : 'absent';
 
 function integrity(file: string): string {
   const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
@@ -53,12 +72,14 @@ async function folderWithRows(sessions = 3, messagesEach = 400): Promise<{ dataD
   const dataDir = tempDir('drover-faults-');
   const host = await startHost(dataDir);
   const ids: string[] = [];
-  for (let i = 0; i < sessions; i++) ids.push((await rest(host, 'POST', '/sessions', { title: `Session ${i}` })).body.id);
+  for (let i = 0; i < sessions; i++)
+    ids.push((await rest(host, 'POST', '/sessions', { title: `Session ${i}` })).body.id);
   expect(await host.stop()).toBe(0);
   const db = new BetterSqlite3(join(dataDir, DB));
   const insert = db.prepare("INSERT INTO messages (session_id, role, text, created_at) VALUES (?, 'user', ?, ?)");
   db.transaction(() => {
-    for (const id of ids) for (let m = 0; m < messagesEach; m++) insert.run(id, `message ${m} `.repeat(40), 1_700_000_000_000 + m);
+    for (const id of ids)
+      for (let m = 0; m < messagesEach; m++) insert.run(id, `message ${m} `.repeat(40), 1_700_000_000_000 + m);
   })();
   db.close();
   return { dataDir, ids };
@@ -106,7 +127,9 @@ describe('a damaged database is refused at open, untouched', () => {
     const { dataDir } = await folderWithRows(2, 10);
     const file = join(dataDir, DB);
     const db = new BetterSqlite3(file, { readonly: true });
-    const root = (db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'sessions'").get() as { rootpage: number }).rootpage;
+    const root = (
+      db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'sessions'").get() as { rootpage: number }
+    ).rootpage;
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     db.close();
     overwrite(file, (root - 1) * pageSize, garbage(pageSize));
@@ -130,7 +153,8 @@ describe('a damaged database is refused at open, untouched', () => {
     const dataDir = tempDir('drover-faults-');
     const host = await startHost(dataDir);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await rest(host, 'POST', '/sessions', { title: `Acknowledged ${i}` })).body.id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await rest(host, 'POST', '/sessions', { title: `Acknowledged ${i}` })).body.id);
     await host.stop('SIGKILL');
     const wal = join(dataDir, `${DB}-wal`);
     expect(statSync(wal).size).toBeGreaterThan(0);
@@ -154,14 +178,20 @@ describe('damaged rows and a damaged disk at run time', () => {
     const file = join(dataDir, DB);
     const db = new BetterSqlite3(file);
     db.prepare('UPDATE sessions SET created_at = ? WHERE id = ?').run(-5, badSession);
-    db.prepare("UPDATE messages SET role = 'robot' WHERE id = (SELECT min(id) FROM messages WHERE session_id = ?)").run(withBadMessage);
+    db.prepare("UPDATE messages SET role = 'robot' WHERE id = (SELECT min(id) FROM messages WHERE session_id = ?)").run(
+      withBadMessage,
+    );
     db.prepare(
       `INSERT INTO tasks (id, seq, session_id, kind, command, cwd, status, run_id, queued_at, timeout_seconds, notify, adopted, foreground, log_path)
        VALUES ('bg_900', 900, ?, 'command', 'true', '/', 'no-such-status', 'old', 1, 60, 0, 0, 0, '/nowhere/output.log')`,
     ).run(withBadMessage);
-    db.prepare("INSERT INTO meta (name, value) VALUES ('owner', 'not json') ON CONFLICT (name) DO UPDATE SET value = excluded.value").run();
+    db.prepare(
+      "INSERT INTO meta (name, value) VALUES ('owner', 'not json') ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+    ).run();
     db.prepare("UPDATE meta SET value = 'NOT AN ID!' WHERE name = 'instance_id'").run();
-    db.prepare("INSERT INTO counters (name, value) VALUES ('task_seq', -7) ON CONFLICT (name) DO UPDATE SET value = excluded.value").run();
+    db.prepare(
+      "INSERT INTO counters (name, value) VALUES ('task_seq', -7) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+    ).run();
     db.close();
     const stored = () => {
       const read = new BetterSqlite3(file, { readonly: true });
@@ -196,40 +226,43 @@ describe('damaged rows and a damaged disk at run time', () => {
     expect(integrity(file)).toBe('ok');
   });
 
-  it.skipIf(!isRoot)('a disk that turns read-only under a running host: clear answers, reads go on, the host stays up', async () => {
-    const base = tempDir('drover-ro-');
-    const image = join(base, 'disk.img');
-    const mount = join(base, 'mnt');
-    mkdirSync(mount);
-    writeFileSync(image, '');
-    truncateSync(image, 32 * 1024 * 1024);
-    execFileSync('mkfs.ext4', ['-q', '-F', image]);
-    execFileSync('mount', ['-o', 'loop,errors=remount-ro', image, mount]);
-    try {
-      const dataDir = join(mount, 'data');
-      const host = await startHost(dataDir);
+  it.skipIf(!isRoot)(
+    'a disk that turns read-only under a running host: clear answers, reads go on, the host stays up',
+    async () => {
+      const base = tempDir('drover-ro-');
+      const image = join(base, 'disk.img');
+      const mount = join(base, 'mnt');
+      mkdirSync(mount);
+      writeFileSync(image, '');
+      truncateSync(image, 32 * 1024 * 1024);
+      execFileSync('mkfs.ext4', ['-q', '-F', image]);
+      execFileSync('mount', ['-o', 'loop,errors=remount-ro', image, mount]);
       try {
-        const kept = (await rest(host, 'POST', '/sessions', { title: 'Before' })).body.id as string;
-        const device = execFileSync('findmnt', ['-no', 'SOURCE', mount]).toString().trim().replace('/dev/', '');
-        // ext4's own error path: the file system turns read-only at once, with the files still open.
-        writeFileSync(`/sys/fs/ext4/${device}/trigger_fs_error`, 'drover fault test\n');
-        expect(execFileSync('findmnt', ['-no', 'OPTIONS', mount]).toString()).toMatch(/(^|,)ro(,|$)|emergency_ro/);
+        const dataDir = join(mount, 'data');
+        const host = await startHost(dataDir);
+        try {
+          const kept = (await rest(host, 'POST', '/sessions', { title: 'Before' })).body.id as string;
+          const device = execFileSync('findmnt', ['-no', 'SOURCE', mount]).toString().trim().replace('/dev/', '');
+          // ext4's own error path: the file system turns read-only at once, with the files still open.
+          writeFileSync(`/sys/fs/ext4/${device}/trigger_fs_error`, 'drover fault test\n');
+          expect(execFileSync('findmnt', ['-no', 'OPTIONS', mount]).toString()).toMatch(/(^|,)ro(,|$)|emergency_ro/);
 
-        const refused = await rest(host, 'POST', '/sessions', { title: 'After' });
-        expect(refused.status).toBe(503);
-        expect(refused.body.error.message).toContain(join(dataDir, DB));
-        const listed = await rest(host, 'GET', '/sessions');
-        expect(listed.status).toBe(200);
-        expect((listed.body as { id: string }[]).map((s) => s.id)).toEqual([kept]);
-        expect((await rest(host, 'GET', '/info')).status).toBe(200);
-        expect(host.child.exitCode).toBeNull();
+          const refused = await rest(host, 'POST', '/sessions', { title: 'After' });
+          expect(refused.status).toBe(503);
+          expect(refused.body.error.message).toContain(join(dataDir, DB));
+          const listed = await rest(host, 'GET', '/sessions');
+          expect(listed.status).toBe(200);
+          expect((listed.body as { id: string }[]).map((s) => s.id)).toEqual([kept]);
+          expect((await rest(host, 'GET', '/info')).status).toBe(200);
+          expect(host.child.exitCode).toBeNull();
+        } finally {
+          await host.stop('SIGKILL');
+        }
       } finally {
-        await host.stop('SIGKILL');
+        execFileSync('umount', [mount]);
       }
-    } finally {
-      execFileSync('umount', [mount]);
-    }
-  });
+    },
+  );
 });
 
 describe('private by default', () => {
@@ -242,14 +275,29 @@ describe('private by default', () => {
     // The person's own things in a folder they chose as the data folder: never Drover's to change.
     mkdirSync(join(dataDir, 'notes'));
     writeFileSync(join(dataDir, 'notes', 'build.sh'), '#!/bin/sh\n');
-    const walk = (dir: string): string[] => [dir, ...readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]))];
-    for (const path of walk(dataDir)) chmodSync(path, statSync(path).isDirectory() || path.endsWith('.sh') ? 0o755 : 0o644);
+    const walk = (dir: string): string[] => [
+      dir,
+      ...readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
+      ),
+    ];
+    for (const path of walk(dataDir))
+      chmodSync(path, statSync(path).isDirectory() || path.endsWith('.sh') ? 0o755 : 0o644);
 
     const host = await startHost(dataDir);
     try {
-      const modes = walk(dataDir).map((path) => `${path.slice(dataDir.length) || '/'} ${(statSync(path).mode & 0o777).toString(8)}`);
+      const modes = walk(dataDir).map(
+        (path) => `${path.slice(dataDir.length) || '/'} ${(statSync(path).mode & 0o777).toString(8)}`,
+      );
       expect(modes.filter((line) => !/ (600|700)$/.test(line))).toEqual(['/notes 755', '/notes/build.sh 755']);
-      expect(modes).toEqual(expect.arrayContaining(['/ 700', `/${DB}-wal 600`, '/drover.lock 600', `/sessions/${ids[0]}/bg_1/output.log 600`]));
+      expect(modes).toEqual(
+        expect.arrayContaining([
+          '/ 700',
+          `/${DB}-wal 600`,
+          '/drover.lock 600',
+          `/sessions/${ids[0]}/bg_1/output.log 600`,
+        ]),
+      );
     } finally {
       expect(await host.stop()).toBe(0);
     }

@@ -16,7 +16,14 @@ describe('the agent over REST', () => {
   it('takes settings, starts a turn from a message, and returns the transcript', async () => {
     const model = await startOpenAiCompatibleServer();
     const dataDir = tempDir();
-    const services = createServices({ dataDir, version: '1', host: 'headless', workingDir: dataDir, env: {}, warn: () => {} });
+    const services = createServices({
+      dataDir,
+      version: '1',
+      host: 'headless',
+      workingDir: dataDir,
+      env: {},
+      warn: () => {},
+    });
     const server = await startHostServer({ endpoint: services, token: TOKEN, port: 0, staticDir: join(dataDir, 'ui') });
     cleanups.push(async () => {
       await server.close();
@@ -37,9 +44,16 @@ describe('the agent over REST', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/base_url|baseUrl/);
 
-    const saved = await call('PUT', '/settings', { provider: { kind: 'openai-compatible', baseUrl: model.baseUrl, model: 'NAME', apiKey: 'sk-rest-key' } });
+    const saved = await call('PUT', '/settings', {
+      provider: { kind: 'openai-compatible', baseUrl: model.baseUrl, model: 'NAME', apiKey: 'sk-rest-key' },
+    });
     expect(saved.status).toBe(200);
-    expect(saved.body.provider).toMatchObject({ kind: 'openai-compatible', model: 'NAME', has_api_key: true, key_source: 'settings' });
+    expect(saved.body.provider).toMatchObject({
+      kind: 'openai-compatible',
+      model: 'NAME',
+      has_api_key: true,
+      key_source: 'settings',
+    });
     expect(JSON.stringify(saved.body)).not.toContain('sk-rest-key');
     expect(readFileSync(join(dataDir, 'settings.json'), 'utf8')).not.toContain('sk-rest-key');
     expect(statSync(join(dataDir, 'secrets.json')).mode & 0o077).toBe(0);
@@ -73,8 +87,12 @@ describe('the agent over REST', () => {
     expect(pending[0]).toMatchObject({ command: 'git status --short', program_grant: 'git status', background: false });
     const bogus = await call('POST', `/sessions/${session}/permissions/${pending[0].id}`, { answer: 'maybe' });
     expect(bogus.status).toBe(400);
-    const answered = await call('POST', `/sessions/${session}/permissions/${pending[0].id}`, { answer: 'allow_program' });
+    const answered = await call('POST', `/sessions/${session}/permissions/${pending[0].id}`, {
+      answer: 'allow_program',
+    });
     expect(answered.body).toMatchObject({ answered: true, grants: [{ kind: 'program', value: 'git status' }] });
-    expect((await call('POST', `/sessions/${session}/permissions/${pending[0].id}`, { answer: 'allow' })).status).toBe(404);
+    expect((await call('POST', `/sessions/${session}/permissions/${pending[0].id}`, { answer: 'allow' })).status).toBe(
+      404,
+    );
   });
 });

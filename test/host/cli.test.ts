@@ -4,7 +4,13 @@ import { defaultDataDir } from '../../electron/core/paths.js';
 
 describe('host flags', () => {
   it('defaults to any free port, no data dir and no fixed token', () => {
-    expect(parseHostArgs([], {})).toEqual({ port: 0, dataDir: undefined, token: undefined, cwd: undefined, help: false });
+    expect(parseHostArgs([], {})).toEqual({
+      port: 0,
+      dataDir: undefined,
+      token: undefined,
+      cwd: undefined,
+      help: false,
+    });
   });
 
   it('reads port, data dir and token', () => {

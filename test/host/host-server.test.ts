@@ -60,7 +60,11 @@ describe('REST boundary', () => {
 
   it('creates, lists, reads, renames and deletes sessions in snake_case', async () => {
     const { base } = await start();
-    const created = await fetch(`${base}/api/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'Build' }) });
+    const created = await fetch(`${base}/api/sessions`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ title: 'Build' }),
+    });
     expect(created.status).toBe(201);
     const session = (await created.json()) as Record<string, unknown>;
     expect(session).toMatchObject({ title: 'Build', message_count: 0 });
@@ -68,10 +72,18 @@ describe('REST boundary', () => {
     const id = session.id as string;
     expect(await (await fetch(`${base}/api/sessions`, { headers: auth })).json()).toEqual([session]);
     expect(await (await fetch(`${base}/api/sessions/${id}`, { headers: auth })).json()).toEqual(session);
-    const posted = await fetch(`${base}/api/sessions/${id}/messages`, { method: 'POST', headers: auth, body: '{"text":"hello"}' });
+    const posted = await fetch(`${base}/api/sessions/${id}/messages`, {
+      method: 'POST',
+      headers: auth,
+      body: '{"text":"hello"}',
+    });
     expect(posted.status).toBe(201);
     expect(await posted.json()).toMatchObject({ session_id: id, role: 'user', text: 'hello' });
-    const renamed = await fetch(`${base}/api/sessions/${id}`, { method: 'PATCH', headers: auth, body: '{"title":"Renamed"}' });
+    const renamed = await fetch(`${base}/api/sessions/${id}`, {
+      method: 'PATCH',
+      headers: auth,
+      body: '{"title":"Renamed"}',
+    });
     // With no model connected, the turn answers with a note saying so: two rows.
     expect(await renamed.json()).toMatchObject({ title: 'Renamed' });
     expect((await fetch(`${base}/api/sessions/${id}`, { method: 'DELETE', headers: auth })).status).toBe(200);
@@ -98,7 +110,11 @@ describe('REST boundary', () => {
       const body = (await res.json()) as { error: { message: string } };
       expect(body.error.message, path).toMatch(pattern);
     }
-    const huge = await fetch(`${base}/api/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'x'.repeat(2_000_000) }) });
+    const huge = await fetch(`${base}/api/sessions`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ title: 'x'.repeat(2_000_000) }),
+    });
     expect(huge.status).toBe(400);
     expect((await fetch(`${base}/api/sessions`, { headers: auth })).status).toBe(200);
   });
@@ -106,7 +122,11 @@ describe('REST boundary', () => {
   it('names snake_case fields in REST errors', async () => {
     const { base, services } = await start();
     const session = services.sessions.create('x');
-    const res = await fetch(`${base}/api/sessions/${session.id}/messages`, { method: 'POST', headers: auth, body: '{"text": 5}' });
+    const res = await fetch(`${base}/api/sessions/${session.id}/messages`, {
+      method: 'POST',
+      headers: auth,
+      body: '{"text": 5}',
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { path: string } }).error.path).toBe('text');
   });
@@ -142,11 +162,20 @@ describe('WebSocket boundary', () => {
     socket.send('not json');
     expect(await nextMessage(socket)).toMatchObject({ t: 'protocol_error', error: { code: 'invalid_input' } });
     socket.send(JSON.stringify({ t: 'call', id: 1, name: 'createSession', input: { title: 7 } }));
-    expect(await nextMessage(socket)).toMatchObject({ t: 'result', id: 1, ok: false, error: { code: 'invalid_input', path: 'title' } });
+    expect(await nextMessage(socket)).toMatchObject({
+      t: 'result',
+      id: 1,
+      ok: false,
+      error: { code: 'invalid_input', path: 'title' },
+    });
     socket.send(JSON.stringify({ t: 'call', id: 2, name: 'dropTables', input: {} }));
     expect(await nextMessage(socket)).toMatchObject({ id: 2, ok: false, error: { code: 'unknown_request' } });
     socket.send(JSON.stringify({ t: 'call', id: 3, input: {} }));
-    expect(await nextMessage(socket)).toMatchObject({ id: 3, ok: false, error: { code: 'invalid_input', path: 'name' } });
+    expect(await nextMessage(socket)).toMatchObject({
+      id: 3,
+      ok: false,
+      error: { code: 'invalid_input', path: 'name' },
+    });
     socket.send(JSON.stringify({ t: 'call', id: 4, name: 'listSessions', input: {} }));
     expect(await nextMessage(socket)).toEqual({ t: 'result', id: 4, ok: true, value: [] });
     socket.close();
@@ -178,7 +207,10 @@ describe('WebSocket boundary', () => {
     const dataDir = tempDir();
     const first = await start(0, dataDir);
     const port = first.server.port;
-    const client = createWsClient({ url: `ws://127.0.0.1:${port}/ws?token=${TOKEN}`, createSocket: (u) => new WebSocket(u) as unknown as WebSocketLike });
+    const client = createWsClient({
+      url: `ws://127.0.0.1:${port}/ws?token=${TOKEN}`,
+      createSocket: (u) => new WebSocket(u) as unknown as WebSocketLike,
+    });
     const states: string[] = [];
     client.onState?.((state) => states.push(state));
     const api = createApi(contract, client);

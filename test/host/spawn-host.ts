@@ -12,7 +12,17 @@ export interface SpawnedHost {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const hostArgs = (dataDir: string) => ['--import', 'tsx', join(root, 'electron/host.ts'), '--data-dir', dataDir, '--token', TEST_TOKEN, '--cwd', dataDir];
+const hostArgs = (dataDir: string) => [
+  '--import',
+  'tsx',
+  join(root, 'electron/host.ts'),
+  '--data-dir',
+  dataDir,
+  '--token',
+  TEST_TOKEN,
+  '--cwd',
+  dataDir,
+];
 
 /** The headless host from source, as a real separate process (so it can be killed like a crash). */
 export function spawnHost(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<SpawnedHost> {

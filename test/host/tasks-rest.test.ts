@@ -17,14 +17,23 @@ afterEach(async () => {
 async function start(policy = {}) {
   const dataDir = tempDir();
   const services: Services = createServices({ dataDir, version: '1', host: 'headless', workingDir: dataDir, policy });
-  const server: HostServer = await startHostServer({ endpoint: services, token: TOKEN, port: 0, staticDir: join(dataDir, 'ui') });
+  const server: HostServer = await startHostServer({
+    endpoint: services,
+    token: TOKEN,
+    port: 0,
+    staticDir: join(dataDir, 'ui'),
+  });
   cleanups.push(async () => {
     await server.close();
     await services.shutdown();
   });
   const base = `http://127.0.0.1:${server.port}/api`;
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, { method, headers: auth, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: auth,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
   const session = (await call('POST', '/sessions', { title: 'tasks' })).body.id as string;
@@ -34,23 +43,51 @@ async function start(policy = {}) {
 describe('background tasks over REST', () => {
   it('runs the operator shell in the background and foreground, with rows in snake_case', async () => {
     const { call, session } = await start();
-    const bg = await call('POST', `/sessions/${session}/shell`, { command: 'echo from-bg; sleep 0.3', background: true });
+    const bg = await call('POST', `/sessions/${session}/shell`, {
+      command: 'echo from-bg; sleep 0.3',
+      background: true,
+    });
     expect(bg.status).toBe(200);
     expect(bg.body).toMatchObject({ kind: 'command', command: 'echo from-bg; sleep 0.3', running: true, output: null });
-    for (const key of ['id', 'status', 'cwd', 'exit_code', 'signal', 'started_at', 'ended_at', 'elapsed_seconds', 'overdue', 'running']) {
+    for (const key of [
+      'id',
+      'status',
+      'cwd',
+      'exit_code',
+      'signal',
+      'started_at',
+      'ended_at',
+      'elapsed_seconds',
+      'overdue',
+      'running',
+    ]) {
       expect(bg.body).toHaveProperty(key);
     }
     const fg = await call('POST', `/sessions/${session}/shell`, { command: 'echo hello; exit 4' });
-    expect(fg.body).toMatchObject({ status: 'failed', exit_code: 4, output: 'hello', notice: null, foreground: true, adopted: false });
+    expect(fg.body).toMatchObject({
+      status: 'failed',
+      exit_code: 4,
+      output: 'hello',
+      notice: null,
+      foreground: true,
+      adopted: false,
+    });
 
-    for (let i = 0; i < 100 && (await call('GET', `/sessions/${session}/background-tasks/${bg.body.id}`)).body.task.running; i++) {
+    for (
+      let i = 0;
+      i < 100 && (await call('GET', `/sessions/${session}/background-tasks/${bg.body.id}`)).body.task.running;
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 50));
     }
     const list = await call('GET', `/sessions/${session}/background-tasks`);
     expect(list.body.tasks.map((t: { id: string }) => t.id)).toEqual([bg.body.id, fg.body.id]);
     expect(list.body).toHaveProperty('running_count');
     const one = await call('GET', `/sessions/${session}/background-tasks/${bg.body.id}?tail=5`);
-    expect(one.body).toMatchObject({ task: { status: 'succeeded', exit_code: 0 }, output: { text: 'from-bg', truncated: false } });
+    expect(one.body).toMatchObject({
+      task: { status: 'succeeded', exit_code: 0 },
+      output: { text: 'from-bg', truncated: false },
+    });
 
     const messages = await call('GET', `/sessions/${session}/messages`);
     expect(messages.body.map((m: { role: string; task_id: string }) => [m.role, m.task_id])).toEqual([
@@ -61,14 +98,20 @@ describe('background tasks over REST', () => {
 
   it('stops a task, tells an already settled one apart, and clears only finished tasks', async () => {
     const { call, session } = await start();
-    const long = await call('POST', `/sessions/${session}/background-tasks`, { command: 'sleep 30', expected_seconds: 5 });
+    const long = await call('POST', `/sessions/${session}/background-tasks`, {
+      command: 'sleep 30',
+      expected_seconds: 5,
+    });
     expect(long.status).toBe(201);
     expect(long.body).toMatchObject({ expected_seconds: 5, timeout_seconds: 60, status: 'running' });
     const quick = await call('POST', `/sessions/${session}/shell`, { command: 'true' });
     const cleared = await call('DELETE', `/sessions/${session}/background-tasks`);
     expect(cleared.body).toEqual({ removed: [quick.body.id] });
     const stopped = await call('POST', `/sessions/${session}/background-tasks/${long.body.id}/stop`);
-    expect(stopped.body).toMatchObject({ already_settled: false, task: { status: 'stopped', exit_code: 143, signal: 'SIGTERM' } });
+    expect(stopped.body).toMatchObject({
+      already_settled: false,
+      task: { status: 'stopped', exit_code: 143, signal: 'SIGTERM' },
+    });
     const again = await call('POST', `/sessions/${session}/background-tasks/${long.body.id}/stop`);
     expect(again.body).toMatchObject({ already_settled: true, task: { status: 'stopped' } });
   });
@@ -84,7 +127,13 @@ describe('background tasks over REST', () => {
       ['GET', `/sessions/nosuchsession/background-tasks`, undefined, 404, /No session/],
       ['POST', `/sessions/${session}/shell`, { command: '' }, 400, /command/],
       ['POST', `/sessions/${session}/shell`, { command: 'echo', background: 'yes' }, 400, /background/],
-      ['POST', `/sessions/${session}/background-tasks`, { command: 'true', timeout_seconds: -1 }, 400, /timeout_seconds/],
+      [
+        'POST',
+        `/sessions/${session}/background-tasks`,
+        { command: 'true', timeout_seconds: -1 },
+        400,
+        /timeout_seconds/,
+      ],
     ];
     for (const [method, path, body, status, pattern] of cases) {
       const res = await call(method, path, body);
@@ -96,8 +145,18 @@ describe('background tasks over REST', () => {
   it('hands a foreground run that outlives its wait to the background, with the notice first', async () => {
     const { call, session } = await start({ foregroundWaitMs: 500 });
     const res = await call('POST', `/sessions/${session}/shell`, { command: 'echo serving; sleep 2; echo later' });
-    expect(res.body).toMatchObject({ status: 'running', adopted: true, foreground: true, timeout_seconds: 3600, output: 'serving' });
-    expect(res.body.notice).toMatch(new RegExp(`^Command still running after 1 s\\. It was NOT cancelled: it now runs as background task ${res.body.id}`));
+    expect(res.body).toMatchObject({
+      status: 'running',
+      adopted: true,
+      foreground: true,
+      timeout_seconds: 3600,
+      output: 'serving',
+    });
+    expect(res.body.notice).toMatch(
+      new RegExp(
+        `^Command still running after 1 s\\. It was NOT cancelled: it now runs as background task ${res.body.id}`,
+      ),
+    );
     expect(res.body.notice).toMatch(/Do NOT run this command again/);
   });
 
@@ -115,7 +174,9 @@ describe('stopping the host', () => {
   it('stops every running task as a group before it exits', async () => {
     const host = await spawnHost(tempDir());
     const session = (await host.call('POST', '/sessions', {})).id;
-    const task = await host.call('POST', `/sessions/${session}/background-tasks`, { command: "(trap '' HUP; sleep 60) & sleep 60" });
+    const task = await host.call('POST', `/sessions/${session}/background-tasks`, {
+      command: "(trap '' HUP; sleep 60) & sleep 60",
+    });
     expect(await host.stop('SIGTERM')).toBe(0);
     // Nothing of the group runs on (a zombie is dead: it waits only to be reaped by init).
     expect(groupRuns(task.pid)).toBe(false);
@@ -123,15 +184,19 @@ describe('stopping the host', () => {
 });
 
 describe('a restart of the host', () => {
-  it('shows the earlier run\'s still-running tasks as orphaned leftovers', async () => {
+  it("shows the earlier run's still-running tasks as orphaned leftovers", async () => {
     const dataDir = tempDir();
     mkdirSync(dataDir, { recursive: true });
     const first = await spawnHost(dataDir);
     const session = (await first.call('POST', '/sessions', {})).id;
-    const task = await first.call('POST', `/sessions/${session}/background-tasks`, { command: "trap '' HUP; echo armed; exec sleep 60" });
+    const task = await first.call('POST', `/sessions/${session}/background-tasks`, {
+      command: "trap '' HUP; echo armed; exec sleep 60",
+    });
     const done = await first.call('POST', `/sessions/${session}/shell`, { command: 'echo ok' });
     // Killed only once it ignores the hangup (it says so): waiting for the event, not for time.
-    while (!(await first.call('GET', `/sessions/${session}/background-tasks/${task.id}`)).output.text.includes('armed')) {
+    while (
+      !(await first.call('GET', `/sessions/${session}/background-tasks/${task.id}`)).output.text.includes('armed')
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await first.stop('SIGKILL');

@@ -2,16 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { FairQueue } from '../../electron/ipc/fair-queue.js';
 import { KeyShapeError, toCamelKeys, toSnakeKeys } from '../../electron/ipc/case.js';
 
-describe('one connection\'s fair share', () => {
+describe("one connection's fair share", () => {
   it('runs at most maxInFlight at once, queues maxQueued in order, and refuses the rest as busy', async () => {
     const queue = new FairQueue({ maxInFlight: 2, maxQueued: 3 });
     const release: (() => void)[] = [];
     const started: number[] = [];
     const runs = Array.from({ length: 6 }, (_, i) =>
-      queue.run(() => new Promise<number>((resolve) => {
-        started.push(i);
-        release.push(() => resolve(i));
-      })),
+      queue.run(
+        () =>
+          new Promise<number>((resolve) => {
+            started.push(i);
+            release.push(() => resolve(i));
+          }),
+      ),
     );
     await Promise.resolve();
     expect(started).toEqual([0, 1]);
@@ -37,7 +40,9 @@ describe('REST key case', () => {
   });
 
   it('refuses one key in two spellings and keeps "__proto__" a plain key', () => {
-    expect(() => toCamelKeys({ timeout_seconds: 1, timeoutSeconds: 2 })).toThrow(/"timeout_seconds" and "timeoutSeconds"/);
+    expect(() => toCamelKeys({ timeout_seconds: 1, timeoutSeconds: 2 })).toThrow(
+      /"timeout_seconds" and "timeoutSeconds"/,
+    );
     // snake() leaves "__proto__" as it is, so the copy must define it as a key, not assign a prototype.
     const parsed = toSnakeKeys(JSON.parse('{"__proto__": {"polluted": true}}')) as Record<string, unknown>;
     expect(Object.keys(parsed)).toEqual(['__proto__']);

@@ -6,7 +6,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { openApiDocument } from '../../electron/ipc/openapi.js';
 import { routes } from '../../electron/ipc/rest.js';
 
-const doc = openApiDocument('1.2.3') as { openapi: string; paths: Record<string, Record<string, any>>; components: any };
+const doc = openApiDocument('1.2.3') as {
+  openapi: string;
+  paths: Record<string, Record<string, any>>;
+  components: any;
+};
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 ajv.addSchema({ $id: 'drover', components: doc.components }, 'drover');
 
@@ -28,30 +32,41 @@ function check(schema: object, value: unknown, what: string): void {
 }
 
 const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
-const restSection = readme.slice(readme.indexOf('## REST API'), readme.indexOf('\n## ', readme.indexOf('## REST API') + 5));
+const restSection = readme.slice(
+  readme.indexOf('## REST API'),
+  readme.indexOf('\n## ', readme.indexOf('## REST API') + 5),
+);
 
 describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1 and holds every REST route with its method', () => {
     expect(doc.openapi).toBe('3.1.0');
     for (const route of routes) {
-      const found = Object.values(doc.paths).some((ops) => ops[route.method.toLowerCase()]?.operationId === route.request);
+      const found = Object.values(doc.paths).some(
+        (ops) => ops[route.method.toLowerCase()]?.operationId === route.request,
+      );
       expect(found, `${route.method} ${route.request}`).toBe(true);
     }
     expect(doc.paths['/api/sessions/{session_id}/background-tasks/{task_id}']?.get?.parameters).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: 'tail', in: 'query' }), expect.objectContaining({ name: 'task_id', in: 'path' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'tail', in: 'query' }),
+        expect.objectContaining({ name: 'task_id', in: 'path' }),
+      ]),
     );
   });
 
   it('speaks snake_case and refuses unknown body fields, as the host does', () => {
-    const body = operationFor('POST', '/api/sessions/s1/background-tasks').requestBody.content['application/json'].schema;
-    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['command', 'timeout_seconds', 'notify_on_finish']));
+    const body = operationFor('POST', '/api/sessions/s1/background-tasks').requestBody.content['application/json']
+      .schema;
+    expect(Object.keys(body.properties)).toEqual(
+      expect.arrayContaining(['command', 'timeout_seconds', 'notify_on_finish']),
+    );
     expect(body.properties).not.toHaveProperty('session_id');
     expect(body.additionalProperties).toBe(false);
     check(body, { command: 'make', timeout_seconds: 5 }, 'a good body');
     expect(ajv.compile(body)({ command: 'make', bogus: 1 })).toBe(false);
   });
 
-  it('validates every body and sample answer shown in README\'s REST API section', () => {
+  it("validates every body and sample answer shown in README's REST API section", () => {
     let checked = 0;
     // The table: "| `METHOD /api/path` | body | answer |"; every backticked JSON object in the body cell is an example.
     for (const line of restSection.split('\n')) {
@@ -60,7 +75,11 @@ describe('the OpenAPI document', () => {
       const path = row[2]!.replace(/\{[^}]+\}/g, 'x1');
       const operation = operationFor(row[1]!, path);
       for (const [, span] of row[3]!.matchAll(/`(\{"[^`]*)`/g)) {
-        check(operation.requestBody.content['application/json'].schema, JSON.parse(span!), `${row[1]} ${row[2]} body ${span}`);
+        check(
+          operation.requestBody.content['application/json'].schema,
+          JSON.parse(span!),
+          `${row[1]} ${row[2]} body ${span}`,
+        );
         checked++;
       }
     }
@@ -78,7 +97,8 @@ describe('the OpenAPI document', () => {
           if (body) {
             // An example of a refused body is still JSON the document describes field by field.
             const value = JSON.parse(body);
-            if (!('timeoutSeconds' in value)) check(operation.requestBody.content['application/json'].schema, value, `curl body ${body}`);
+            if (!('timeoutSeconds' in value))
+              check(operation.requestBody.content['application/json'].schema, value, `curl body ${body}`);
             checked++;
           }
         }
@@ -86,7 +106,11 @@ describe('the OpenAPI document', () => {
         const status = /(\d{3})\)?:?\s*$/.exec(before!.trim())?.[1];
         expect(status, `the status a README answer is for: ${before}`).toBeDefined();
         const response = operationFor(lastCurl!.method, lastCurl!.path).responses[status!];
-        check(response.content['application/json'].schema, JSON.parse(text!), `answer ${status} to ${lastCurl!.method} ${lastCurl!.path}`);
+        check(
+          response.content['application/json'].schema,
+          JSON.parse(text!),
+          `answer ${status} to ${lastCurl!.method} ${lastCurl!.path}`,
+        );
         checked++;
       }
     }

@@ -115,8 +115,24 @@ describe('contract router', () => {
   });
 
   it('keeps the internal answer when the mapper does not recognise the failure (or throws)', async () => {
-    for (const mapError of [() => null, () => { throw new Error('mapper bug'); }]) {
-      const router = createRouter(toy, { add: ({ a, b }) => a + b, boom: () => { throw new Error('plain bug'); }, liar: () => 0, missing: () => 0 }, { onInternalError: () => {}, mapError });
+    for (const mapError of [
+      () => null,
+      () => {
+        throw new Error('mapper bug');
+      },
+    ]) {
+      const router = createRouter(
+        toy,
+        {
+          add: ({ a, b }) => a + b,
+          boom: () => {
+            throw new Error('plain bug');
+          },
+          liar: () => 0,
+          missing: () => 0,
+        },
+        { onInternalError: () => {}, mapError },
+      );
       expect(await router.handle('boom', {})).toMatchObject({ ok: false, error: { code: 'internal' } });
     }
   });
@@ -137,7 +153,10 @@ describe('typed client over the in-memory transport', () => {
       off();
       await api.createSession();
       expect(seen).toEqual(['First']);
-      await expect(api.getSession({ id: 'unknown1' })).rejects.toMatchObject({ name: 'DroverError', code: 'not_found' });
+      await expect(api.getSession({ id: 'unknown1' })).rejects.toMatchObject({
+        name: 'DroverError',
+        code: 'not_found',
+      });
       await expect(api.createSession({ title: '   ' })).rejects.toMatchObject({ code: 'invalid_input', path: 'title' });
       expect((await api.appInfo()).version).toBe('9.9.9');
     } finally {
@@ -147,7 +166,10 @@ describe('typed client over the in-memory transport', () => {
 
   it('refuses to subscribe to an event the contract does not name', () => {
     const bus = new EventBus(toy);
-    const api = createApi(toy, connectInMemory({ handle: async () => ({ ok: true, value: 1 }), subscribe: (l) => bus.subscribe(l) }));
+    const api = createApi(
+      toy,
+      connectInMemory({ handle: async () => ({ ok: true, value: 1 }), subscribe: (l) => bus.subscribe(l) }),
+    );
     expect(() => api.on('nope' as 'tick', () => {})).toThrow(/Unknown event/);
   });
 

@@ -29,7 +29,11 @@ async function serve(delayMs: number) {
 describe('WebSocket client timeouts', () => {
   it('waits for a slow answer once the call is on the wire', async () => {
     const url = await serve(400);
-    const client = createWsClient({ url, createSocket: (u) => new WebSocket(u) as unknown as WebSocketLike, callTimeoutMs: 100 });
+    const client = createWsClient({
+      url,
+      createSocket: (u) => new WebSocket(u) as unknown as WebSocketLike,
+      callTimeoutMs: 100,
+    });
     closers.push(() => client.close());
     expect(await client.call('slow', {})).toEqual({ ok: true, value: 'answered slow' });
   });
@@ -42,6 +46,9 @@ describe('WebSocket client timeouts', () => {
     });
     closers.push(() => client.close());
     const result = await client.call('listSessions', {});
-    expect(result).toMatchObject({ ok: false, error: { code: 'disconnected', message: expect.stringContaining('listSessions') } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'disconnected', message: expect.stringContaining('listSessions') },
+    });
   });
 });

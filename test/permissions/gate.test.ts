@@ -473,7 +473,11 @@ describe('the gate, case by case', () => {
 });
 
 describe('grants know where they run, and what paths they name', () => {
-  const policy: GatePolicy = { ...grants('cat', 'git clone', 'git commit', 'python -m pytest', 'dd'), allowlist: ['cp'], workspace: '/home/p/project' };
+  const policy: GatePolicy = {
+    ...grants('cat', 'git clone', 'git commit', 'python -m pytest', 'dd'),
+    allowlist: ['cp'],
+    workspace: '/home/p/project',
+  };
   const at = '/home/p/project';
   it('asks when a word names a path outside the working folder', () => {
     for (const command of [
@@ -485,11 +489,21 @@ describe('grants know where they run, and what paths they name', () => {
       'python -m pytest --cov-report=xml:/home/p/.bashrc',
       'cp notes.txt /etc/cron.d/x',
     ]) {
-      expect(evaluateCommand(command, policy, at), command).toMatchObject({ decision: 'ask', reason: expect.stringMatching(/outside the session's working folder/) });
+      expect(evaluateCommand(command, policy, at), command).toMatchObject({
+        decision: 'ask',
+        reason: expect.stringMatching(/outside the session's working folder/),
+      });
     }
   });
   it('allows paths inside it, and the device files everyone may name', () => {
-    for (const command of ['cat src/a.ts', 'cat /home/p/project/src/a.ts', 'cat src/../README.md', 'cat /dev/null', 'git clone https://x/y.git vendor/y', 'cp a b']) {
+    for (const command of [
+      'cat src/a.ts',
+      'cat /home/p/project/src/a.ts',
+      'cat src/../README.md',
+      'cat /dev/null',
+      'git clone https://x/y.git vendor/y',
+      'cp a b',
+    ]) {
       expect(evaluateCommand(command, policy, at).decision, command).toBe('allow');
     }
   });
@@ -503,7 +517,12 @@ describe('grants know where they run, and what paths they name', () => {
 });
 
 describe('grants know where they run', () => {
-  const policy: GatePolicy = { ...grants('ls'), exactGrants: ['make test'], allowlist: ['npm test'], workspace: '/home/p/project' };
+  const policy: GatePolicy = {
+    ...grants('ls'),
+    exactGrants: ['make test'],
+    allowlist: ['npm test'],
+    workspace: '/home/p/project',
+  };
   it('covers a command run in the working folder or below it', () => {
     expect(evaluateCommand('ls -la', policy, '/home/p/project').decision).toBe('allow');
     expect(evaluateCommand('ls -la', policy, '/home/p/project/src').decision).toBe('allow');
@@ -517,7 +536,10 @@ describe('grants know where they run', () => {
       ['ls', '/home/p/project/../other'],
     ] as const) {
       const result = evaluateCommand(command, policy, cwd);
-      expect(result, `${command} in ${cwd}`).toMatchObject({ decision: 'ask', reason: expect.stringMatching(/outside the session's working folder \/home\/p\/project/) });
+      expect(result, `${command} in ${cwd}`).toMatchObject({
+        decision: 'ask',
+        reason: expect.stringMatching(/outside the session's working folder \/home\/p\/project/),
+      });
     }
   });
   it('behaves as before without a cwd or a workspace', () => {

@@ -31,7 +31,8 @@ function setup(allowlist: string[] = [], workspace?: string) {
       return saved;
     },
   });
-  const ask = (command: string, signal = new AbortController().signal, cwd = '/w') => service.check({ sessionId: 's1', command, cwd, background: true }, signal);
+  const ask = (command: string, signal = new AbortController().signal, cwd = '/w') =>
+    service.check({ sessionId: 's1', command, cwd, background: true }, signal);
   return { service, requests, resolved, ask, saved };
 }
 
@@ -60,13 +61,21 @@ describe('permission requests', () => {
     const { service, ask, requests } = setup();
     const first = ask('curl -s https://example.com/a');
     await until(() => requests.length === 1, 'the request');
-    expect(requests[0]).toMatchObject({ command: 'curl -s https://example.com/a', programGrant: 'curl', background: true, cwd: '/w' });
+    expect(requests[0]).toMatchObject({
+      command: 'curl -s https://example.com/a',
+      programGrant: 'curl',
+      background: true,
+      cwd: '/w',
+    });
     expect(service.pending('s1')).toHaveLength(1);
     expect(service.allPending()).toEqual([{ sessionId: 's1', requestId: requests[0]!.id }]);
     service.answer('s1', requests[0]!.id, 'allow_program');
     expect(service.allPending()).toEqual([]);
     expect(await first).toMatchObject({ allowed: true });
-    expect(await ask('curl -s https://example.com/b')).toMatchObject({ allowed: true, reason: 'covered by the grant "curl"' });
+    expect(await ask('curl -s https://example.com/b')).toMatchObject({
+      allowed: true,
+      reason: 'covered by the grant "curl"',
+    });
     const piped = ask('curl x | sh');
     await until(() => requests.length === 2, 'the second request');
     expect(requests[1]!.programGrant).toBeNull();
@@ -103,7 +112,9 @@ describe('permission requests', () => {
     service.answer('s1', requests[0]!.id, 'allow_always');
     await first;
     expect(await ask('make test')).toMatchObject({ allowed: true });
-    expect(service.grants('s1')).toEqual([{ kind: 'exact', value: 'make test', covers: 'exactly this command, in the working folder' }]);
+    expect(service.grants('s1')).toEqual([
+      { kind: 'exact', value: 'make test', covers: 'exactly this command, in the working folder' },
+    ]);
     expect(service.promote('s1', 'exact', 'make test').allowlist).toEqual(['make test']);
     expect(saved).toEqual(['make test']);
     expect(service.revoke('s1', 'exact', 'make test')).toEqual([]);

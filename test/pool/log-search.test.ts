@@ -21,7 +21,9 @@ function straddling(line: string, before: number): { text: string; padLines: num
 
 describe('searchLog', () => {
   it('matches case-insensitively with escapes ignored, redraws reduced, and counts lines', async () => {
-    const path = logOf('first\n\x1b[1mNee\x1b[0mdle bold\nold needle 10%\rnew state 100%\nprogress\rneedle last\r\n\x1b]0;needle title\x07plain\nneedle at the end');
+    const path = logOf(
+      'first\n\x1b[1mNee\x1b[0mdle bold\nold needle 10%\rnew state 100%\nprogress\rneedle last\r\n\x1b]0;needle title\x07plain\nneedle at the end',
+    );
     const found = await searchLog(path, 'NEEDLE', 10);
     expect(found).toEqual({
       matches: [
@@ -41,7 +43,11 @@ describe('searchLog', () => {
   });
 
   it('answers an empty result for a log that is missing', async () => {
-    expect(await searchLog(join(tempDir(), 'gone.log'), 'x', 5)).toEqual({ matches: [], truncated: false, linesSearched: 0 });
+    expect(await searchLog(join(tempDir(), 'gone.log'), 'x', 5)).toEqual({
+      matches: [],
+      truncated: false,
+      linesSearched: 0,
+    });
   });
 
   it('finds a match, an escape and an OSC terminator that straddle a read boundary, at every cut', async () => {
@@ -61,7 +67,9 @@ describe('searchLog', () => {
       for (let before = 1; before < line.length + 2; before++) {
         const { text, padLines } = straddling(`${line}\nafter\n`, before);
         const found = await searchLog(logOf(text), 'needle', 5);
-        expect(found.matches, `${JSON.stringify(line)} cut ${before} characters in`).toEqual(alone.matches.map((m) => ({ ...m, line: padLines + 1 })));
+        expect(found.matches, `${JSON.stringify(line)} cut ${before} characters in`).toEqual(
+          alone.matches.map((m) => ({ ...m, line: padLines + 1 })),
+        );
         expect(found.linesSearched).toBe(padLines + 2);
       }
     }

@@ -25,7 +25,11 @@ const cwd = tmpdir();
 describe('task pool with real processes', () => {
   it('runs a command, keeps its output and settles as succeeded', async () => {
     const { pool, sessionId } = harness();
-    const started = await pool.start({ sessionId, command: 'printf "one\\ntwo\\n"; echo "$DROVER_TASK_ID $TERM $PAGER"', cwd });
+    const started = await pool.start({
+      sessionId,
+      command: 'printf "one\\ntwo\\n"; echo "$DROVER_TASK_ID $TERM $PAGER"',
+      cwd,
+    });
     expect(started.id).toMatch(/^bg_\d+$/);
     const done = await pool.waitFor(started.id, 5_000);
     expect(done).toMatchObject({ status: 'succeeded', exitCode: 0, signal: null });
@@ -41,15 +45,27 @@ describe('task pool with real processes', () => {
     const grep = await pool.start({ sessionId, command: 'echo hay | grep needle', cwd });
     const missing = await pool.start({ sessionId, command: 'definitely-not-a-program-xyz', cwd });
     expect(await pool.waitFor(failed.id, 5_000)).toMatchObject({ status: 'failed', exitCode: 3, exitNote: null });
-    expect(await pool.waitFor(grep.id, 5_000)).toMatchObject({ status: 'failed', exitCode: 1, exitNote: 'no matches found' });
-    expect(await pool.waitFor(missing.id, 5_000)).toMatchObject({ status: 'failed', exitCode: 127, exitNote: 'command not found' });
+    expect(await pool.waitFor(grep.id, 5_000)).toMatchObject({
+      status: 'failed',
+      exitCode: 1,
+      exitNote: 'no matches found',
+    });
+    expect(await pool.waitFor(missing.id, 5_000)).toMatchObject({
+      status: 'failed',
+      exitCode: 127,
+      exitNote: 'command not found',
+    });
     expect((await pool.output(sessionId, missing.id)).text).toMatch(/not found/);
   });
 
   it('fails at once, with the reason, when the working directory is missing; never claims to run', async () => {
     const { pool, sessionId, rows } = harness();
     const task = await pool.start({ sessionId, command: 'echo hi', cwd: '/no/such/folder' });
-    expect(task).toMatchObject({ status: 'failed', error: 'the working directory does not exist: /no/such/folder', pid: null });
+    expect(task).toMatchObject({
+      status: 'failed',
+      error: 'the working directory does not exist: /no/such/folder',
+      pid: null,
+    });
     expect(rows.filter((row) => row.id === task.id).map((row) => row.status)).toEqual(['queued', 'failed']);
   });
 
@@ -115,7 +131,7 @@ describe('task pool with real processes', () => {
     expect(pool.runningCount()).toBe(0);
   });
 
-  it('caps each session on its own: a full session never queues another session\'s work', async () => {
+  it("caps each session on its own: a full session never queues another session's work", async () => {
     const h = harness({ maxConcurrent: 1 });
     h.db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('sess2', 't', 0, 0)").run();
     const a1 = await h.pool.start({ sessionId: h.sessionId, command: 'sleep 30', cwd });
@@ -125,12 +141,16 @@ describe('task pool with real processes', () => {
     expect(h.pool.runningCount(h.sessionId)).toBe(1);
     expect(h.pool.runningCount()).toBe(2);
     await h.pool.stop(h.sessionId, a1.id);
-    await until(() => h.pool.row(h.sessionId, a2.id).status === 'running', 'the queued task of the first session to start');
+    await until(
+      () => h.pool.row(h.sessionId, a2.id).status === 'running',
+      'the queued task of the first session to start',
+    );
   });
 
   it('keeps a ceiling across sessions, and starts the first waiting task that has room when a slot frees', async () => {
     const h = harness({ maxConcurrent: 2, maxConcurrentTotal: 2 });
-    for (const id of ['sess2', 'sess3']) h.db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, 't', 0, 0)").run(id);
+    for (const id of ['sess2', 'sess3'])
+      h.db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, 't', 0, 0)").run(id);
     const a = await h.pool.start({ sessionId: h.sessionId, command: 'sleep 30', cwd });
     const b = await h.pool.start({ sessionId: 'sess2', command: 'sleep 30', cwd });
     const c = await h.pool.start({ sessionId: 'sess3', command: 'sleep 30', cwd });
@@ -139,7 +159,7 @@ describe('task pool with real processes', () => {
     expect(h.pool.adopt(fg.id)).toBe('Drover is at its limit across sessions (2 of 2 background tasks running)');
     await h.pool.stop(fg.sessionId, fg.id, 'refused');
     await h.pool.stop('sess2', b.id);
-    await until(() => h.pool.row('sess3', c.id).status === 'running', 'the third session\'s task to start');
+    await until(() => h.pool.row('sess3', c.id).status === 'running', "the third session's task to start");
     expect(h.pool.row(h.sessionId, a.id).status).toBe('running');
   });
 
@@ -160,7 +180,7 @@ describe('task pool with real processes', () => {
     await expect(pool.stop(sessionId, 'bg_999')).rejects.toMatchObject({ code: 'not_found' });
   });
 
-  it('keeps the program\'s bytes in the log: LF stays LF, CR LF stays CR LF, and grep sees line ends', async () => {
+  it("keeps the program's bytes in the log: LF stays LF, CR LF stays CR LF, and grep sees line ends", async () => {
     const { pool, sessionId } = harness();
     const task = await pool.start({ sessionId, command: "printf 'ax\\nbx\\r\\ncx'", cwd });
     await pool.waitFor(task.id, 10_000);
@@ -191,7 +211,11 @@ describe('task pool with real processes', () => {
 
   it('keeps memory bounded while a task prints 50 MB, and the log keeps every byte', async () => {
     const { pool, sessionId } = harness({ outputWindowBytes: 256 * 1024 });
-    const task = await pool.start({ sessionId, command: "head -c 52428800 /dev/zero | tr '\\0' 'x' | fold -w 99", cwd });
+    const task = await pool.start({
+      sessionId,
+      command: "head -c 52428800 /dev/zero | tr '\\0' 'x' | fold -w 99",
+      cwd,
+    });
     const heapBefore = process.memoryUsage().heapUsed;
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed - heapBefore)), 20);
@@ -208,7 +232,9 @@ describe('task pool with real processes', () => {
 
   it('keeps every byte of a command that prints a lot and exits at once (node-pty #72)', async () => {
     const { pool, sessionId } = harness({ maxConcurrent: 5 });
-    const tasks = await Promise.all(Array.from({ length: 20 }, () => pool.start({ sessionId, command: 'seq 1 3000', cwd })));
+    const tasks = await Promise.all(
+      Array.from({ length: 20 }, () => pool.start({ sessionId, command: 'seq 1 3000', cwd })),
+    );
     for (const task of tasks) {
       await pool.waitFor(task.id, 10_000);
       // 3000 lines, each ending in the LF seq wrote.
@@ -219,7 +245,11 @@ describe('task pool with real processes', () => {
   it('reads a tail of lines, short or long, exactly', async () => {
     const { pool, sessionId } = harness();
     const many = await pool.start({ sessionId, command: 'seq 1 2000', cwd });
-    const wide = await pool.start({ sessionId, command: "for i in 1 2 3; do head -c 20000 /dev/zero | tr '\\0' $i; echo; done", cwd });
+    const wide = await pool.start({
+      sessionId,
+      command: "for i in 1 2 3; do head -c 20000 /dev/zero | tr '\\0' $i; echo; done",
+      cwd,
+    });
     await pool.waitFor(many.id, 5_000);
     await pool.waitFor(wide.id, 5_000);
     expect(await pool.output(sessionId, many.id, 3)).toMatchObject({ text: '1998\n1999\n2000', truncated: true });
@@ -244,12 +274,18 @@ describe('task pool with real processes', () => {
     const first = h.open('run-beating', { maxConcurrent: 1 }, 40);
     const running = await first.start({ sessionId: h.sessionId, command: 'sleep 30', cwd });
     const queued = await first.start({ sessionId: h.sessionId, command: 'echo never', cwd });
-    const seenAt = () => (h.db.prepare('SELECT seen_at AS seen FROM tasks WHERE id = ?').get(running.id) as { seen: number | null }).seen;
+    const seenAt = () =>
+      (h.db.prepare('SELECT seen_at AS seen FROM tasks WHERE id = ?').get(running.id) as { seen: number | null }).seen;
     await until(() => (seenAt() ?? 0) > running.startedAt!, 'a heartbeat', 10_000);
     // Its Drover is gone (another run opens the folder): the queued task is settled, the live one is a leftover.
     const later = h.open('run-after');
     const lost = later.row(h.sessionId, queued.id);
-    expect(lost).toMatchObject({ status: 'lost', running: false, exitNote: 'Drover stopped before this task started; it never ran', elapsedSeconds: 0 });
+    expect(lost).toMatchObject({
+      status: 'lost',
+      running: false,
+      exitNote: 'Drover stopped before this task started; it never ran',
+      elapsedSeconds: 0,
+    });
     expect(lost.endedAt).toBe(new Date(queued.queuedAt).toISOString());
     expect(h.db.prepare('SELECT status FROM tasks WHERE id = ?').get(queued.id)).toEqual({ status: 'lost' });
     expect(later.row(h.sessionId, running.id)).toMatchObject({ status: 'orphaned', leftover: true });
@@ -282,11 +318,22 @@ describe('task pool with real processes', () => {
 
   it('adopts a foreground run past its wait: it keeps running with the maximum timeout', async () => {
     const { pool, sessionId } = harness();
-    const task = await pool.startForeground({ sessionId, command: 'echo started; sleep 1; echo finished', cwd, timeoutSeconds: 5 });
+    const task = await pool.startForeground({
+      sessionId,
+      command: 'echo started; sleep 1; echo finished',
+      cwd,
+      timeoutSeconds: 5,
+    });
     expect(await pool.waitFor(task.id, 300)).toBeNull();
     expect(pool.adopt(task.id)).toBeNull();
     const row = pool.row(sessionId, task.id);
-    expect(row).toMatchObject({ adopted: true, foreground: true, timeoutSeconds: 3600, notifyOnFinish: false, status: 'running' });
+    expect(row).toMatchObject({
+      adopted: true,
+      foreground: true,
+      timeoutSeconds: 3600,
+      notifyOnFinish: false,
+      status: 'running',
+    });
     expect(pool.runningCount()).toBe(1);
     expect(row.elapsedSeconds).toBeGreaterThanOrEqual(0.2);
     const done = await pool.waitFor(task.id, 5_000);
@@ -334,7 +381,10 @@ describe('task pool with real processes', () => {
     const { pool, sessionId } = harness();
     const task = await pool.start({ sessionId, command: 'sleep 30', cwd });
     await pool.drain();
-    expect(pool.row(sessionId, task.id)).toMatchObject({ status: 'stopped', exitNote: expect.stringContaining('shutting down') });
+    expect(pool.row(sessionId, task.id)).toMatchObject({
+      status: 'stopped',
+      exitNote: expect.stringContaining('shutting down'),
+    });
     await expect(pool.start({ sessionId, command: 'true', cwd })).rejects.toMatchObject({ code: 'unavailable' });
   });
 });

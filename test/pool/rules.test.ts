@@ -7,7 +7,8 @@ import { derivedStatus, toTaskRow } from '../../electron/pool/task-row.js';
 import type { TaskRecord } from '../../electron/pool/task-record.js';
 
 describe('timeout resolution', () => {
-  const resolve = (request: { timeoutSeconds?: number; expectedSeconds?: number }) => resolveTimeoutSeconds(request, DEFAULT_POLICY);
+  const resolve = (request: { timeoutSeconds?: number; expectedSeconds?: number }) =>
+    resolveTimeoutSeconds(request, DEFAULT_POLICY);
   it('takes an explicit timeout verbatim, even a tight one', () => {
     expect(resolve({ timeoutSeconds: 2, expectedSeconds: 600 })).toBe(2);
     expect(resolve({ timeoutSeconds: 1200 })).toBe(1200);
@@ -79,7 +80,9 @@ describe('output window', () => {
 
 describe('terminal text', () => {
   it('resolves colours, redraws and line erases', async () => {
-    expect(await renderTerminalText(Buffer.from('a\x1b[1;32mb\x1b[0mc\r\nx 1%\rx 99%\r\n\x1b[2Kdone'))).toBe('abc\nx 99%\ndone');
+    expect(await renderTerminalText(Buffer.from('a\x1b[1;32mb\x1b[0mc\r\nx 1%\rx 99%\r\n\x1b[2Kdone'))).toBe(
+      'abc\nx 99%\ndone',
+    );
   });
   it('handles a sequence or a character split at any byte between two writes', async () => {
     const bytes = Buffer.from('é \x1b[31mred\x1b[0m ✓\r\n');
@@ -91,7 +94,9 @@ describe('terminal text', () => {
     }
   });
   it('starts a truncated window at a line boundary', async () => {
-    expect(await renderTerminalText(Buffer.from('1m partial\r\nwhole line\r\n'), { truncated: true })).toBe('whole line');
+    expect(await renderTerminalText(Buffer.from('1m partial\r\nwhole line\r\n'), { truncated: true })).toBe(
+      'whole line',
+    );
   });
   it('joins lines the terminal wrapped, however long', async () => {
     expect(await renderTerminalText(Buffer.from('x'.repeat(250) + '\r\n'), { cols: 100 })).toBe('x'.repeat(250));
@@ -103,11 +108,39 @@ describe('terminal text', () => {
 
 describe('task rows', () => {
   const record = (patch: Partial<TaskRecord> = {}): TaskRecord => ({
-    id: 'bg_1', seq: 1, sessionId: 's', kind: 'command', command: 'c', cwd: '/', status: 'running',
-    exitCode: null, signal: null, exitNote: null, error: null, pid: 42, pgid: 42, processStart: '1', bootId: 'b',
-    runId: 'run-a', queuedAt: 0, startedAt: 1_000, endedAt: null, seenAt: null, logNote: null, expectedSeconds: 10, timeoutSeconds: 60,
-    notify: false, adopted: false, foreground: false, logPath: '/l', mark: null, containment: 'group', containmentNote: null,
-    cgroup: null, members: [], ...patch,
+    id: 'bg_1',
+    seq: 1,
+    sessionId: 's',
+    kind: 'command',
+    command: 'c',
+    cwd: '/',
+    status: 'running',
+    exitCode: null,
+    signal: null,
+    exitNote: null,
+    error: null,
+    pid: 42,
+    pgid: 42,
+    processStart: '1',
+    bootId: 'b',
+    runId: 'run-a',
+    queuedAt: 0,
+    startedAt: 1_000,
+    endedAt: null,
+    seenAt: null,
+    logNote: null,
+    expectedSeconds: 10,
+    timeoutSeconds: 60,
+    notify: false,
+    adopted: false,
+    foreground: false,
+    logPath: '/l',
+    mark: null,
+    containment: 'group',
+    containmentNote: null,
+    cgroup: null,
+    members: [],
+    ...patch,
   });
   const context = { now: 100_000, runId: 'run-a', lastOutputAt: 90_000, silentAfterMs: 60_000 };
 
@@ -121,7 +154,11 @@ describe('task rows', () => {
     const row = toTaskRow(record(), context);
     expect(row).toMatchObject({ elapsedSeconds: 99, overdue: true, running: true, silentForSeconds: null });
     expect(toTaskRow(record(), { ...context, lastOutputAt: 20_000 }).silentForSeconds).toBe(80);
-    expect(toTaskRow(record({ status: 'succeeded', endedAt: 5_000 }), context)).toMatchObject({ elapsedSeconds: 4, overdue: false, running: false });
+    expect(toTaskRow(record({ status: 'succeeded', endedAt: 5_000 }), context)).toMatchObject({
+      elapsedSeconds: 4,
+      overdue: false,
+      running: false,
+    });
   });
   it('keeps private identity out of the row', () => {
     const row = toTaskRow(record(), context) as Record<string, unknown>;

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,7 +78,11 @@ describe.each(modes)('supervision with containment "%s"', (mode) => {
       const { pool, sessionId, rows } = harness({ stopGraceMs: 2_000 }, options);
       const task = await pool.start({ sessionId, command, cwd });
       const escaped = await printedPid(task.logPath, 'escaped');
-      await until(() => rows.some((row) => row.id === task.id && row.leaderExited), 'the row to say its shell exited', 15_000);
+      await until(
+        () => rows.some((row) => row.id === task.id && row.leaderExited),
+        'the row to say its shell exited',
+        15_000,
+      );
       expect(pool.row(sessionId, task.id)).toMatchObject({ status: 'running', leaderExited: true });
       expect(pidAlive(escaped)).toBe(true);
       const { record, wasSettled } = await pool.stop(sessionId, task.id);
@@ -82,7 +95,11 @@ describe.each(modes)('supervision with containment "%s"', (mode) => {
   it('ends everything of a task on drain and on session delete', async () => {
     const { pool, sessionId } = harness({ stopGraceMs: 2_000 }, options);
     const a = await pool.start({ sessionId, command: 'setsid sleep 600 & echo a=$!; sleep 600', cwd });
-    const b = await pool.start({ sessionId, command: "trap '' TERM HUP; (sleep 600 & echo b=$!); echo ready; while :; do sleep 1; done", cwd });
+    const b = await pool.start({
+      sessionId,
+      command: "trap '' TERM HUP; (sleep 600 & echo b=$!); echo ready; while :; do sleep 1; done",
+      cwd,
+    });
     const aPid = await printedPid(a.logPath, 'a');
     const bPid = await printedPid(b.logPath, 'b');
     await until(() => logText(b.logPath).includes('ready'), 'the trap');
@@ -107,26 +124,35 @@ describe.each(modes)('supervision with containment "%s"', (mode) => {
   });
 
   // Descriptors are read from /proc (Linux); macOS and Windows take the same close-on-exec path untested here.
-  it.runIf(process.platform === 'linux')('gives a task no descriptor of another task and nothing of Drover\'s but its own terminal', async () => {
-    const { pool, sessionId } = harness({}, options);
-    const first = await pool.start({ sessionId, command: 'echo one; exec sleep 600', cwd });
-    const second = await pool.start({ sessionId, command: 'echo two; exec sleep 600', cwd });
-    await until(() => logText(first.logPath).includes('one') && logText(second.logPath).includes('two'), 'both to start', 15_000);
-    const inherited = new Set(descriptors('self').filter((target) => target.startsWith('pipe:')));
-    for (const task of [first, second]) {
-      const targets = descriptors(task.pid!);
-      const own = readlinkSync(`/proc/${task.pid}/fd/0`);
-      expect(own).toMatch(/^\/dev\/pts\/\d+$/);
-      // Anything else would be another task's terminal, Drover's database, logs or sockets.
-      const foreign = targets.filter((target) => target !== own && !inherited.has(target));
-      expect(foreign, `descriptors of ${task.id}`).toEqual([]);
-    }
-  });
+  it.runIf(process.platform === 'linux')(
+    "gives a task no descriptor of another task and nothing of Drover's but its own terminal",
+    async () => {
+      const { pool, sessionId } = harness({}, options);
+      const first = await pool.start({ sessionId, command: 'echo one; exec sleep 600', cwd });
+      const second = await pool.start({ sessionId, command: 'echo two; exec sleep 600', cwd });
+      await until(
+        () => logText(first.logPath).includes('one') && logText(second.logPath).includes('two'),
+        'both to start',
+        15_000,
+      );
+      const inherited = new Set(descriptors('self').filter((target) => target.startsWith('pipe:')));
+      for (const task of [first, second]) {
+        const targets = descriptors(task.pid!);
+        const own = readlinkSync(`/proc/${task.pid}/fd/0`);
+        expect(own).toMatch(/^\/dev\/pts\/\d+$/);
+        // Anything else would be another task's terminal, Drover's database, logs or sockets.
+        const foreign = targets.filter((target) => target !== own && !inherited.has(target));
+        expect(foreign, `descriptors of ${task.id}`).toEqual([]);
+      }
+    },
+  );
 
   it('errors naming the pids and their state when SIGKILL does not take, and records the end when it comes', async (context) => {
     const freezer = v1Freezer();
     if (!freezer) {
-      console.warn('[containment] no cgroup v1 freezer to hold a process in uninterruptible sleep; SIGKILL-stuck test not run');
+      console.warn(
+        '[containment] no cgroup v1 freezer to hold a process in uninterruptible sleep; SIGKILL-stuck test not run',
+      );
       context.skip();
       return;
     }
@@ -140,15 +166,29 @@ describe.each(modes)('supervision with containment "%s"', (mode) => {
       writeFileSync(join(frozen, 'freezer.state'), 'FROZEN');
       await until(() => readFileSync(join(frozen, 'freezer.state'), 'utf8').trim() === 'FROZEN', 'the freeze');
       const began = Date.now();
-      const error = await pool.stop(sessionId, task.id).then(() => null, (caught: unknown) => caught as Error & { code?: string });
+      const error = await pool.stop(sessionId, task.id).then(
+        () => null,
+        (caught: unknown) => caught as Error & { code?: string },
+      );
       expect(Date.now() - began).toBeLessThan(10_000);
       expect(error).toMatchObject({ code: 'conflict' });
-      expect(error!.message).toMatch(new RegExp(`did not end: SIGKILL left 1 process running after \\d+ s: ${task.pid} \\(D \\(uninterruptible sleep\\)\\)`));
-      expect(pool.row(sessionId, task.id)).toMatchObject({ status: 'running', error: expect.stringMatching(/It did not end/) });
+      expect(error!.message).toMatch(
+        new RegExp(
+          `did not end: SIGKILL left 1 process running after \\d+ s: ${task.pid} \\(D \\(uninterruptible sleep\\)\\)`,
+        ),
+      );
+      expect(pool.row(sessionId, task.id)).toMatchObject({
+        status: 'running',
+        error: expect.stringMatching(/It did not end/),
+      });
     } finally {
       writeFileSync(join(frozen, 'freezer.state'), 'THAWED');
     }
-    await until(() => pool.row(sessionId, task.id).status === 'stopped', 'the end to be recorded after the thaw', 15_000);
+    await until(
+      () => pool.row(sessionId, task.id).status === 'stopped',
+      'the end to be recorded after the thaw',
+      15_000,
+    );
     rmdirSync(frozen);
   });
 });
@@ -190,8 +230,15 @@ describe.skipIf(cgroupUnavailable !== null)('the cgroup path', () => {
     try {
       const second = await pool.start({ sessionId, command: 'echo still runs', cwd });
       const done = await pool.waitFor(second.id, 10_000);
-      expect(done).toMatchObject({ status: 'succeeded', containment: 'group', containmentNote: expect.stringMatching(/its cgroup could not be created \(EAGAIN/) });
-      expect(pool.row(sessionId, second.id)).toMatchObject({ containment: 'group', containmentNote: expect.stringMatching(/runs in a process group/) });
+      expect(done).toMatchObject({
+        status: 'succeeded',
+        containment: 'group',
+        containmentNote: expect.stringMatching(/its cgroup could not be created \(EAGAIN/),
+      });
+      expect(pool.row(sessionId, second.id)).toMatchObject({
+        containment: 'group',
+        containmentNote: expect.stringMatching(/runs in a process group/),
+      });
     } finally {
       writeFileSync(join(instanceDir, 'cgroup.max.descendants'), 'max');
     }
@@ -199,7 +246,7 @@ describe.skipIf(cgroupUnavailable !== null)('the cgroup path', () => {
 });
 
 describe('faults', () => {
-  it('says clearly why a task cannot start when the process limit of Drover\'s cgroup is full, and keeps serving', async (context) => {
+  it("says clearly why a task cannot start when the process limit of Drover's cgroup is full, and keeps serving", async (context) => {
     const pids = v1Controller('pids');
     if (!pids) {
       console.warn('[containment] no writable pids controller to fill; process-limit test not run');
@@ -214,7 +261,12 @@ describe('faults', () => {
       writeFileSync(join(limited, 'cgroup.procs'), String(host.child.pid));
       writeFileSync(join(limited, 'pids.max'), readFileSync(join(limited, 'pids.current'), 'utf8').trim());
       const refused = await host.call('POST', `/sessions/${session}/background-tasks`, { command: 'echo never' });
-      expect(refused).toMatchObject({ status: 'failed', error: expect.stringMatching(/could not start .*: the process limit of Drover's cgroup is reached \(\d+ of \d+ in /) });
+      expect(refused).toMatchObject({
+        status: 'failed',
+        error: expect.stringMatching(
+          /could not start .*: the process limit of Drover's cgroup is reached \(\d+ of \d+ in /,
+        ),
+      });
       writeFileSync(join(limited, 'pids.max'), 'max');
       const next = await host.call('POST', `/sessions/${session}/background-tasks`, { command: 'echo fine' });
       expect(next.status).not.toBe('failed');
@@ -230,11 +282,18 @@ describe('faults', () => {
     const { pool, sessionId } = harness();
     const dir = join(tmpdir(), `drover-vanishing-${process.pid}-${Date.now()}`);
     mkdirSync(dir);
-    const task = await pool.start({ sessionId, command: 'echo in; sleep 0.5; ls . >/dev/null 2>&1; echo out', cwd: dir });
+    const task = await pool.start({
+      sessionId,
+      command: 'echo in; sleep 0.5; ls . >/dev/null 2>&1; echo out',
+      cwd: dir,
+    });
     await until(() => logText(task.logPath).includes('in'), 'the task to start');
     rmSync(dir, { recursive: true });
     const done = await pool.waitFor(task.id, 10_000);
-    expect(done).toMatchObject({ status: 'succeeded', exitNote: `its working directory ${dir} was removed while it ran` });
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      exitNote: `its working directory ${dir} was removed while it ran`,
+    });
   });
 });
 

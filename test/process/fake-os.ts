@@ -94,7 +94,8 @@ export class FakeUnix implements UnixOs {
   }
 
   #cgroupOps(): CgroupOps {
-    const inside = (path: string) => [...this.processes.values()].filter((p) => p.cgroup === path || p.cgroup?.startsWith(`${path}/`));
+    const inside = (path: string) =>
+      [...this.processes.values()].filter((p) => p.cgroup === path || p.cgroup?.startsWith(`${path}/`));
     return {
       exists: (path) => this.cgroupDirs.has(path),
       populated: (path) => (this.cgroupDirs.has(path) ? inside(path).length > 0 : null),
@@ -134,17 +135,23 @@ export class FakeMacTools {
   run: RunTool = (file, args, env) => {
     this.calls.push({ file, args, env });
     if (file.endsWith('sysctl')) {
-      return args.includes('kern.bootsessionuuid') ? { status: 0, stdout: `${this.sessionUuid}\n` } : { status: 0, stdout: '{ sec = 1796000000, usec = 0 } Mon Nov 30 09:00:00 2026\n' };
+      return args.includes('kern.bootsessionuuid')
+        ? { status: 0, stdout: `${this.sessionUuid}\n` }
+        : { status: 0, stdout: '{ sec = 1796000000, usec = 0 } Mon Nov 30 09:00:00 2026\n' };
     }
     if (this.failure === 'killed') return { status: null, stdout: '' };
-    if (this.failure === 'missing') return { status: null, stdout: '', error: Object.assign(new Error('spawn ps ENOENT'), { code: 'ENOENT' }) };
+    if (this.failure === 'missing')
+      return { status: null, stdout: '', error: Object.assign(new Error('spawn ps ENOENT'), { code: 'ENOENT' }) };
     const pidAt = args.indexOf('-p');
     const format = args[args.indexOf('-o') + 1]!;
-    const rows = pidAt >= 0 ? [Number(args[pidAt + 1])].filter((pid) => this.processes.has(pid)) : [...this.processes.keys()];
+    const rows =
+      pidAt >= 0 ? [Number(args[pidAt + 1])].filter((pid) => this.processes.has(pid)) : [...this.processes.keys()];
     if (rows.length === 0) return { status: 1, stdout: '' };
     const lines = rows.map((pid) => {
       const p = this.processes.get(pid)!;
-      const environment = Object.entries(p.env).map(([k, v]) => `${k}=${v}`).join(' ');
+      const environment = Object.entries(p.env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ');
       const command = args.includes('-E') ? `${p.command} ${environment}` : p.command;
       if (format === 'lstart=') return lstart(p.started, env);
       if (format === 'pid=,pgid=,stat=') return `${String(pid).padStart(5)} ${String(p.pgid).padStart(5)} S`;
@@ -162,7 +169,10 @@ function lstart(date: Date, env: NodeJS.ProcessEnv): string {
   const utc = env.TZ === 'UTC0' || env.TZ === 'UTC';
   const shown = new Date(date.getTime() + (utc ? 0 : 3_600_000));
   const locale = (env.LC_ALL ?? env.LANG ?? '').startsWith('fr') ? 'fr' : 'C';
-  const months = locale === 'fr' ? ['janv', 'févr', 'mars', 'avr', 'mai', 'juin', 'juil', 'août', 'sept', 'oct', 'nov', 'déc'] : ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const months =
+    locale === 'fr'
+      ? ['janv', 'févr', 'mars', 'avr', 'mai', 'juin', 'juil', 'août', 'sept', 'oct', 'nov', 'déc']
+      : ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
   const pad = (n: number) => String(n).padStart(2, '0');
   return `Mon ${months[shown.getUTCMonth()]} ${pad(shown.getUTCDate())} ${pad(shown.getUTCHours())}:${pad(shown.getUTCMinutes())}:${pad(shown.getUTCSeconds())} ${shown.getUTCFullYear()}`;
 }

@@ -23,7 +23,13 @@ describe('the process-group fallback (fake process table)', () => {
   });
 
   it('takes a scan that could not run for "not empty", and a stop still signals what it can', async () => {
-    const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1', env: { [mark.variable]: 'bg_1' }, stubborn: true });
+    const os = new FakeUnix().add({
+      pid: 500,
+      pgid: 500,
+      start: '1',
+      env: { [mark.variable]: 'bg_1' },
+      stubborn: true,
+    });
     const container = new GroupContainer(os, mark);
     await container.attach(500, () => false);
     os.broken = '/bin/ps could not fork';

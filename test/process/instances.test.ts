@@ -38,8 +38,13 @@ async function eventually(check: () => Promise<boolean> | boolean, what: string)
 }
 
 /** Starts a task that leaves a detached child, and returns both pids once the child is known. */
-async function startWithEscapee(h: SpawnedHost, session: string): Promise<{ id: string; leader: number; escapee: number }> {
-  const task = await h.call('POST', `/sessions/${session}/background-tasks`, { command: 'setsid sleep 600 & echo escaped=$!; exec sleep 600' });
+async function startWithEscapee(
+  h: SpawnedHost,
+  session: string,
+): Promise<{ id: string; leader: number; escapee: number }> {
+  const task = await h.call('POST', `/sessions/${session}/background-tasks`, {
+    command: 'setsid sleep 600 & echo escaped=$!; exec sleep 600',
+  });
   let escapee = 0;
   await eventually(async () => {
     const text = (await h.call('GET', `/sessions/${session}/background-tasks/${task.id}`)).output.text as string;
@@ -57,7 +62,9 @@ describe('one owner per data folder', () => {
     const refused = await runHostToExit(dataDir);
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain(`Another Drover is already using the data folder ${dataDir}`);
-    expect(refused.stderr).toMatch(new RegExp(`a headless host, pid ${first.child.pid}, since .* UTC, at http://127\\.0\\.0\\.1:\\d+/`));
+    expect(refused.stderr).toMatch(
+      new RegExp(`a headless host, pid ${first.child.pid}, since .* UTC, at http://127\\.0\\.0\\.1:\\d+/`),
+    );
     expect(refused.stderr).not.toContain(TEST_TOKEN);
     // The first one never noticed.
     expect((await first.call('GET', '/sessions')).length).toBe(0);
@@ -99,7 +106,7 @@ describe('one owner per data folder', () => {
 });
 
 describe('two Drovers on one machine, both at bg_1', () => {
-  it('never touch each other\'s processes: not on stop, not on session delete, not on reap after a crash', async () => {
+  it("never touch each other's processes: not on stop, not on session delete, not on reap after a crash", async () => {
     const aDir = tempDir();
     let a = await host(aDir);
     const b = await host();
@@ -111,18 +118,26 @@ describe('two Drovers on one machine, both at bg_1', () => {
     const bothAlive = () => [theirs.leader, theirs.escapee].every(pidAlive);
 
     await a.call('POST', `/sessions/${aSession}/background-tasks/${ours.id}/stop`);
-    await eventually(() => !pidAlive(ours.escapee) && !pidAlive(ours.leader), 'A\'s own task to end');
+    await eventually(() => !pidAlive(ours.escapee) && !pidAlive(ours.leader), "A's own task to end");
     expect(bothAlive()).toBe(true);
 
     const second = await startWithEscapee(a, aSession);
     expect((await a.call('DELETE', `/sessions/${aSession}`)).id).toBe(aSession);
-    await eventually(() => !pidAlive(second.escapee), 'the deleted session\'s escapee to end');
+    await eventually(() => !pidAlive(second.escapee), "the deleted session's escapee to end");
     expect(bothAlive()).toBe(true);
 
     const session = (await a.call('POST', '/sessions', {})).id as string;
-    const survivor = await a.call('POST', `/sessions/${session}/background-tasks`, { command: "trap '' HUP TERM; echo armed; while :; do sleep 1; done" });
+    const survivor = await a.call('POST', `/sessions/${session}/background-tasks`, {
+      command: "trap '' HUP TERM; echo armed; while :; do sleep 1; done",
+    });
     stray.push(survivor.pid);
-    await eventually(async () => ((await a.call('GET', `/sessions/${session}/background-tasks/${survivor.id}`)).output.text as string).includes('armed'), 'the trap');
+    await eventually(
+      async () =>
+        ((await a.call('GET', `/sessions/${session}/background-tasks/${survivor.id}`)).output.text as string).includes(
+          'armed',
+        ),
+      'the trap',
+    );
     await a.stop('SIGKILL');
     a = await host(aDir);
     const reap = await a.call('POST', `/sessions/${session}/background-tasks/reap`);
@@ -135,17 +150,29 @@ describe('two Drovers on one machine, both at bg_1', () => {
 });
 
 describe('two Drovers on the process-group fallback, both at bg_1', () => {
-  it('sweep only their own marks: stop and session delete in one leave the other\'s escapees running', async () => {
+  it("sweep only their own marks: stop and session delete in one leave the other's escapees running", async () => {
     const make = () => {
       const dataDir = tempDir();
-      const services = createServices({ dataDir, version: 't', host: 'headless', workingDir: dataDir, warn: () => {}, containment: 'group', policy: { stopGraceMs: 1_000 } });
+      const services = createServices({
+        dataDir,
+        version: 't',
+        host: 'headless',
+        workingDir: dataDir,
+        warn: () => {},
+        containment: 'group',
+        policy: { stopGraceMs: 1_000 },
+      });
       cleanups.push(() => services.shutdown());
       return { services, session: services.sessions.create('s').id, dataDir };
     };
     const a = make();
     const b = make();
     const start = async (side: ReturnType<typeof make>) => {
-      const task = await side.services.pool.start({ sessionId: side.session, command: 'setsid sleep 600 & echo escaped=$!; exec sleep 600', cwd: side.dataDir });
+      const task = await side.services.pool.start({
+        sessionId: side.session,
+        command: 'setsid sleep 600 & echo escaped=$!; exec sleep 600',
+        cwd: side.dataDir,
+      });
       let escapee = 0;
       await eventually(() => {
         escapee = Number(/escaped=(\d+)/.exec(logText(task.logPath))?.[1] ?? 0);
@@ -168,7 +195,7 @@ describe('two Drovers on the process-group fallback, both at bg_1', () => {
 });
 
 describe('the environment a task gets', () => {
-  it('is the person\'s, without Drover\'s secrets and own variables; passEnvironment lets one through on purpose', async () => {
+  it("is the person's, without Drover's secrets and own variables; passEnvironment lets one through on purpose", async () => {
     const dataDir = tempDir();
     const h = await host(dataDir, {
       ...process.env,
@@ -186,7 +213,11 @@ describe('the environment a task gets', () => {
     const session = (await h.call('POST', '/sessions', {})).id as string;
     const envOf = async () => {
       const task = await h.call('POST', `/sessions/${session}/background-tasks`, { command: 'env | sort' });
-      await eventually(async () => (await h.call('GET', `/sessions/${session}/background-tasks/${task.id}`)).task.status === 'succeeded', 'env to finish');
+      await eventually(
+        async () =>
+          (await h.call('GET', `/sessions/${session}/background-tasks/${task.id}`)).task.status === 'succeeded',
+        'env to finish',
+      );
       return { id: task.id as string, text: readFileSync(task.log_path, 'utf8') };
     };
     const first = await envOf();
@@ -195,7 +226,16 @@ describe('the environment a task gets', () => {
     expect(first.text).toMatch(new RegExp(`DROVER_TASK_[0-9a-z]{12}=${first.id}`));
     // A Drover this one runs inside keeps its mark on everything this one starts.
     expect(first.text).toContain('DROVER_TASK_zzzzzzzzzzzz=bg_4');
-    for (const secret of ['envtoken-0123456789abcdef', 'sk-ant-not-for-tasks', 'sk-openai-not-for-tasks', 'DROVER_SQLITE_BINDING', 'ELECTRON_RUN_AS_NODE', 'npm_config_prefix', 'INIT_CWD', TEST_TOKEN]) {
+    for (const secret of [
+      'envtoken-0123456789abcdef',
+      'sk-ant-not-for-tasks',
+      'sk-openai-not-for-tasks',
+      'DROVER_SQLITE_BINDING',
+      'ELECTRON_RUN_AS_NODE',
+      'npm_config_prefix',
+      'INIT_CWD',
+      TEST_TOKEN,
+    ]) {
       expect(first.text, secret).not.toContain(secret);
     }
     await h.call('PUT', '/settings', { tasks: { passEnvironment: ['OPENAI_API_KEY'] } });
@@ -203,6 +243,7 @@ describe('the environment a task gets', () => {
     expect(second.text).toContain('OPENAI_API_KEY=sk-openai-not-for-tasks');
     expect(second.text).not.toContain('sk-ant-not-for-tasks');
     // Nor is the token on the host's command line, where any process could read it.
-    if (process.platform === 'linux') expect(readFileSync(`/proc/${h.child.pid}/cmdline`, 'utf8')).not.toContain(TEST_TOKEN);
+    if (process.platform === 'linux')
+      expect(readFileSync(`/proc/${h.child.pid}/cmdline`, 'utf8')).not.toContain(TEST_TOKEN);
   }, 60_000);
 });

@@ -9,7 +9,16 @@ import { brokenWindows, FakeMacTools, FakeUnix, FakeWindows } from './fake-os.js
 const INSTANCE = 'aaaaaaaaaaaa';
 const OTHER = 'bbbbbbbbbbbb';
 const mark = markFor(INSTANCE, 'bg_7');
-const ours: ProcessIdentity = { taskId: 'bg_7', pid: 500, pgid: 500, processStart: '1000', bootId: 'boot-1', mark, cgroup: null, members: [] };
+const ours: ProcessIdentity = {
+  taskId: 'bg_7',
+  pid: 500,
+  pgid: 500,
+  processStart: '1000',
+  bootId: 'boot-1',
+  mark,
+  cgroup: null,
+  members: [],
+};
 const context = { instanceId: INSTANCE };
 const env = (instance: string, task: string) => ({ [markFor(instance, task).variable]: task, DROVER_TASK_ID: task });
 
@@ -25,10 +34,13 @@ describe('unix probe, process-group fallback', () => {
     expect(probeUnix(ours, os, context)).toEqual({ alive: true });
   });
 
-  it('never claims another Drover\'s group with the same task id once its leader is gone, and signals nothing', async () => {
+  it("never claims another Drover's group with the same task id once its leader is gone, and signals nothing", async () => {
     // Every member of ours died; another Drover's bg_7 now holds a group with the number, its leader gone too.
     const os = new FakeUnix().add({ pid: 501, pgid: 500, start: '1001', env: env(OTHER, 'bg_7') });
-    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/no process in its group/) });
+    expect(probeUnix(ours, os, context)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/no process in its group/),
+    });
     expect(await reapUnix(ours, os, context, 20)).toMatchObject({ ended: [], refused: expect.any(String) });
     expect(os.signals).toEqual([]);
   });
@@ -39,29 +51,45 @@ describe('unix probe, process-group fallback', () => {
   });
 
   it('does not find an exited group', () => {
-    expect(probeUnix(ours, new FakeUnix(), context)).toMatchObject({ alive: false, reason: expect.stringMatching(/ended/) });
+    expect(probeUnix(ours, new FakeUnix(), context)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/ended/),
+    });
   });
 
   it('refuses a group whose number was reused by another process, and signals nothing', async () => {
     const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '9999', env: {} });
-    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/another process/) });
-    expect(await reapUnix(ours, os, context, 20)).toMatchObject({ ended: [], refused: expect.stringMatching(/another process/) });
+    expect(probeUnix(ours, os, context)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/another process/),
+    });
+    expect(await reapUnix(ours, os, context, 20)).toMatchObject({
+      ended: [],
+      refused: expect.stringMatching(/another process/),
+    });
     expect(os.signals).toEqual([]);
     expect(os.processes.has(500)).toBe(true);
   });
 
   it('refuses a group whose members carry no mark of its task, without calling it gone (its leader still runs)', () => {
     const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: env(INSTANCE, 'bg_99') });
-    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/mark/), undetermined: true });
+    expect(probeUnix(ours, os, context)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/mark/),
+      undetermined: true,
+    });
   });
 
   it('calls a group provably gone only when it has ended or its number belongs to another process', () => {
     expect(probeUnix(ours, new FakeUnix(), context)).toEqual({ alive: false, reason: 'its process group has ended' });
     const reused = new FakeUnix().add({ pid: 500, pgid: 500, start: '2000', env: env(INSTANCE, 'bg_99') });
-    expect(probeUnix(ours, reused, context)).toEqual({ alive: false, reason: 'its number now belongs to another process' });
+    expect(probeUnix(ours, reused, context)).toEqual({
+      alive: false,
+      reason: 'its number now belongs to another process',
+    });
   });
 
-  it('relies on the leader\'s identity when environments cannot be read', () => {
+  it("relies on the leader's identity when environments cannot be read", () => {
     const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: 'unreadable' });
     expect(probeUnix(ours, os, context)).toEqual({ alive: true });
   });
@@ -74,18 +102,27 @@ describe('unix probe, process-group fallback', () => {
 
   it('fails closed on a record without a start time when the number is in use by an unmarked process', () => {
     const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: {} });
-    expect(probeUnix({ ...ours, processStart: null }, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/no start time/) });
+    expect(probeUnix({ ...ours, processStart: null }, os, context)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/no start time/),
+    });
   });
 
   it('refuses a record written by another copy of this data folder', () => {
     const os = new FakeUnix().add({ pid: 500, pgid: 500, start: '1000', env: env(INSTANCE, 'bg_7') });
-    expect(probeUnix(ours, os, { instanceId: OTHER })).toMatchObject({ alive: false, reason: expect.stringMatching(/another copy/) });
+    expect(probeUnix(ours, os, { instanceId: OTHER })).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/another copy/),
+    });
   });
 
   it('reads a check that could not run as "could not be checked", never as "ended"', () => {
     const os = new FakeUnix().add({ pid: 501, pgid: 500, start: '1001', env: env(INSTANCE, 'bg_7') });
     os.broken = '/bin/ps was killed';
-    expect(probeUnix(ours, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/could not be checked: \/bin\/ps was killed/) });
+    expect(probeUnix(ours, os, context)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/could not be checked: \/bin\/ps was killed/),
+    });
   });
 
   it('honours the legacy mark read-only: a proven leader passes, a leaderless legacy group is refused, and no one is swept by it', async () => {
@@ -95,7 +132,10 @@ describe('unix probe, process-group fallback', () => {
     const leaderless = new FakeUnix()
       .add({ pid: 501, pgid: 500, start: '1001', env: { DROVER_TASK_ID: 'bg_7' } })
       .add({ pid: 900, pgid: 900, start: '5', env: { DROVER_TASK_ID: 'bg_7' } });
-    expect(probeUnix(legacy, leaderless, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/before Drover kept instance ids/) });
+    expect(probeUnix(legacy, leaderless, context)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/before Drover kept instance ids/),
+    });
     expect(await reapUnix(legacy, leaderless, context, 20)).toMatchObject({ ended: [] });
     expect(leaderless.signals).toEqual([]);
   });
@@ -136,7 +176,7 @@ describe('unix probe, cgroup identity', () => {
   const cg = '/drover-aaaaaaaaaaaa/bg_7';
   const withCgroup: ProcessIdentity = { ...ours, cgroup: cg };
 
-  it('is alive while its cgroup has processes, whatever became of the leader\'s number', () => {
+  it("is alive while its cgroup has processes, whatever became of the leader's number", () => {
     const os = new FakeUnix({ cgroups: true })
       .add({ pid: 500, pgid: 500, start: '9999', env: {} })
       .add({ pid: 600, pgid: 600, start: '1', env: {}, cgroup: cg });
@@ -176,20 +216,31 @@ describe('unix probe, cgroup identity', () => {
     ]) {
       const os = new FakeUnix({ cgroups: true }).add({ pid: 600, pgid: 600, start: '1', env: {}, cgroup: path });
       const crafted = { ...withCgroup, cgroup: path };
-      expect(probeUnix(crafted, os, context), path).toMatchObject({ alive: false, reason: expect.stringMatching(/not one this Drover made/) });
+      expect(probeUnix(crafted, os, context), path).toMatchObject({
+        alive: false,
+        reason: expect.stringMatching(/not one this Drover made/),
+      });
       expect(await reapUnix(crafted, os, context, 20)).toMatchObject({ ended: [] });
       expect(os.signals).toEqual([]);
     }
   });
 
   it('refuses when cgroup v2 is not mounted now', () => {
-    expect(probeUnix(withCgroup, new FakeUnix(), context)).toMatchObject({ alive: false, reason: expect.stringMatching(/not mounted/) });
+    expect(probeUnix(withCgroup, new FakeUnix(), context)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/not mounted/),
+    });
   });
 });
 
 describe('unix probe, crafted task ids', () => {
   it('never acts on a cgroup derived from an id that is not a task id', async () => {
-    const crafted: ProcessIdentity = { ...ours, taskId: '..', cgroup: '/user.slice/drover-aaaaaaaaaaaa/..', mark: markFor(INSTANCE, '..') };
+    const crafted: ProcessIdentity = {
+      ...ours,
+      taskId: '..',
+      cgroup: '/user.slice/drover-aaaaaaaaaaaa/..',
+      mark: markFor(INSTANCE, '..'),
+    };
     const os = new FakeUnix({ cgroups: true }).add({ pid: 600, pgid: 600, start: '1', env: {}, cgroup: '/user.slice' });
     expect(probeUnix(crafted, os, context)).toMatchObject({ alive: false });
     expect(await reapUnix(crafted, os, context, 20)).toMatchObject({ ended: [] });
@@ -214,7 +265,7 @@ describe('macOS tools', () => {
     for (const call of tools.calls) expect(call.env).toMatchObject({ LC_ALL: 'C', TZ: 'UTC0' });
   });
 
-  it('records a start time that does not drift with the person\'s locale or time zone', () => {
+  it("records a start time that does not drift with the person's locale or time zone", () => {
     const tools = mac();
     const recorded = bsdOs(tools.run).startTime(500);
     const saved = { LANG: process.env.LANG, TZ: process.env.TZ };
@@ -223,8 +274,9 @@ describe('macOS tools', () => {
     try {
       expect(bsdOs(tools.run).startTime(500)).toBe(recorded);
     } finally {
-      for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
+      for (const [key, value] of Object.entries(saved))
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
     }
     expect(recorded).toBe('Mon Nov 30 10:00:00 2026');
   });
@@ -232,7 +284,12 @@ describe('macOS tools', () => {
   it('looks for a mark only in the environment, never in the arguments that mention it', () => {
     const tools = new FakeMacTools();
     const variable = markFor(INSTANCE, 'bg_7').variable;
-    tools.processes.set(600, { pgid: 600, started, command: `grep ${variable}=bg_7 notes.txt`, env: { HOME: '/Users/p' } });
+    tools.processes.set(600, {
+      pgid: 600,
+      started,
+      command: `grep ${variable}=bg_7 notes.txt`,
+      env: { HOME: '/Users/p' },
+    });
     tools.processes.set(601, { pgid: 601, started, command: 'sleep 600', env: env(INSTANCE, 'bg_7') });
     const os = bsdOs(tools.run);
     expect(os.markOf(600, variable)).toBeNull();
@@ -265,7 +322,10 @@ describe('macOS tools', () => {
       if (sig !== 0) signals.push(`-${pgid}:${sig}`);
       return [...tools.processes.values()].some((p) => p.pgid === pgid) ? 'ok' : 'missing';
     };
-    expect(probeUnix(onMac, os, context)).toMatchObject({ alive: false, reason: expect.stringMatching(/no process in its group/) });
+    expect(probeUnix(onMac, os, context)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/no process in its group/),
+    });
     expect(await reapUnix(onMac, os, context, 20)).toMatchObject({ ended: [] });
     expect(signals).toEqual([]);
     tools.processes.set(502, { pgid: 500, started, command: 'sleep 600', env: env(INSTANCE, 'bg_7') });
@@ -275,7 +335,16 @@ describe('macOS tools', () => {
 
 describe('windows probe and reap', () => {
   const created = '133000000000000000';
-  const identity: ProcessIdentity = { taskId: 'bg_3', pid: 4000, pgid: null, processStart: created, bootId: null, mark: null, cgroup: null, members: [] };
+  const identity: ProcessIdentity = {
+    taskId: 'bg_3',
+    pid: 4000,
+    pgid: null,
+    processStart: created,
+    bootId: null,
+    mark: null,
+    cgroup: null,
+    members: [],
+  };
 
   it('finds a running process with the recorded creation time, repeatably, asking only for query rights', () => {
     const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1 });
@@ -293,22 +362,34 @@ describe('windows probe and reap', () => {
 
   it('reads "access denied" as "running, not provably ours", never as "ended", and ends nothing', () => {
     const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1, protected: true });
-    expect(probeWindows(identity, os, INSTANCE)).toMatchObject({ alive: false, reason: expect.stringMatching(/denies/) });
+    expect(probeWindows(identity, os, INSTANCE)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/denies/),
+    });
     expect(reapWindows(identity, os, INSTANCE)).toMatchObject({ ended: [] });
     expect(os.terminated).toEqual([]);
   });
 
   it('refuses a creation time the record does not describe, and ends nothing', () => {
     const os = new FakeWindows().add({ pid: 4000, created: '133999999999999999', exited: false, parentPid: 1 });
-    expect(probeWindows(identity, os, INSTANCE)).toMatchObject({ alive: false, reason: expect.stringMatching(/another process/) });
-    expect(reapWindows(identity, os, INSTANCE)).toMatchObject({ ended: [], refused: expect.stringMatching(/another process/) });
+    expect(probeWindows(identity, os, INSTANCE)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/another process/),
+    });
+    expect(reapWindows(identity, os, INSTANCE)).toMatchObject({
+      ended: [],
+      refused: expect.stringMatching(/another process/),
+    });
     expect(os.terminated).toEqual([]);
   });
 
   it('leaves a legacy record without identity alone', () => {
     const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1 });
     const legacy = { ...identity, processStart: null };
-    expect(probeWindows(legacy, os, INSTANCE)).toMatchObject({ alive: false, reason: expect.stringMatching(/cannot be proven/) });
+    expect(probeWindows(legacy, os, INSTANCE)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/cannot be proven/),
+    });
     expect(reapWindows(legacy, os, INSTANCE)).toMatchObject({ refused: expect.stringMatching(/cannot be proven/) });
     expect(os.terminated).toEqual([]);
   });
@@ -320,7 +401,11 @@ describe('windows probe and reap', () => {
     const server = os.spawn(4100, 4000);
     os.spawn(4200, 4100);
     shell.exited = true;
-    const recorded: ProcessIdentity = { ...identity, processStart: shell.created, members: [{ pid: 4100, created: server.created }] };
+    const recorded: ProcessIdentity = {
+      ...identity,
+      processStart: shell.created,
+      members: [{ pid: 4100, created: server.created }],
+    };
     expect(probeWindows(recorded, os, INSTANCE)).toEqual({ alive: true });
     expect(reapWindows(recorded, os, INSTANCE)).toEqual({ ended: [4100, 4200], refused: null });
     expect(os.terminated.sort()).toEqual([4100, 4200]);
@@ -341,7 +426,10 @@ describe('windows probe and reap', () => {
   it('never claims a record of another copy of this data folder', () => {
     const os = new FakeWindows().add({ pid: 4000, created, exited: false, parentPid: 1 });
     const copied = { ...identity, mark: markFor(OTHER, 'bg_3') };
-    expect(probeWindows(copied, os, INSTANCE)).toMatchObject({ alive: false, reason: expect.stringMatching(/another copy/) });
+    expect(probeWindows(copied, os, INSTANCE)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/another copy/),
+    });
     expect(reapWindows(copied, os, INSTANCE)).toMatchObject({ ended: [] });
     expect(os.terminated).toEqual([]);
   });
@@ -349,7 +437,10 @@ describe('windows probe and reap', () => {
   it('fails closed, with a logged reason, when kernel32 cannot be bound: listing never throws', async () => {
     const logged: string[] = [];
     const inspector = windowsInspector(brokenWindows(), INSTANCE, (line) => logged.push(line));
-    expect(inspector.probe(identity)).toMatchObject({ alive: false, reason: expect.stringMatching(/unavailable \(koffi could not load kernel32.dll\)/) });
+    expect(inspector.probe(identity)).toMatchObject({
+      alive: false,
+      reason: expect.stringMatching(/unavailable \(koffi could not load kernel32.dll\)/),
+    });
     expect(inspector.identify(4000)).toEqual({ processStart: null, bootId: null });
     expect(await inspector.reap(identity)).toMatchObject({ ended: [], refused: expect.stringMatching(/unavailable/) });
     expect(logged).toHaveLength(1);

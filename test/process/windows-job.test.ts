@@ -21,9 +21,13 @@ describe('Windows job per task (fake Win32)', () => {
     expect(launch.args).toEqual(['/d', '/s', '/c', `${START_GATE}server.exe --port 3000`]);
     const shell = startCmd(os, launch.args, () => os.spawn(4100, 4000));
     expect(shell.waiting).toBe(true);
-    await container.attach(shell.pid, () => false, (data) => {
-      if (data === GATE_KEY) os.spawn(4100, 4000);
-    });
+    await container.attach(
+      shell.pid,
+      () => false,
+      (data) => {
+        if (data === GATE_KEY) os.spawn(4100, 4000);
+      },
+    );
     expect(container.kind).toBe('job');
     expect(container.members().sort()).toEqual([4000, 4100]);
     container.kill();
@@ -52,7 +56,11 @@ describe('Windows job per task (fake Win32)', () => {
     const container = new JobContainer(os, identify(os));
     const launch = container.wrap('cmd.exe', ['/d', '/s', '/c', 'build']);
     const shell = startCmd(os, launch.args, () => undefined);
-    await container.attach(shell.pid, () => false, () => undefined);
+    await container.attach(
+      shell.pid,
+      () => false,
+      () => undefined,
+    );
     const seen: (readonly WindowsMember[])[] = [];
     container.watchMembers((members) => seen.push(members));
     const child = os.spawn(4100, 4000);
@@ -71,7 +79,11 @@ describe('Windows job per task (fake Win32)', () => {
     const launch = container.wrap('cmd.exe', ['/d', '/s', '/c', 'x']);
     let opened = false;
     const shell = startCmd(os, launch.args, () => undefined);
-    await container.attach(shell.pid, () => false, () => (opened = true));
+    await container.attach(
+      shell.pid,
+      () => false,
+      () => (opened = true),
+    );
     expect(container.kind).toBe('tree');
     expect(container.note).toMatch(/could not join a job object/);
     expect(opened).toBe(true);

@@ -75,10 +75,19 @@ describe('Windows process identity (real Win32 through koffi)', () => {
   });
 
   it('runs a task in a job object and stops the whole tree', async () => {
-    const runner = new CommandRunner({ containers: windowsContainers(os, (pid) => inspector.identify(pid).processStart) });
+    const runner = new CommandRunner({
+      containers: windowsContainers(os, (pid) => inspector.identify(pid).processStart),
+    });
     const output: Buffer[] = [];
     const handle = await runner.start(
-      { kind: 'command', taskId: 'bg_9', command: 'ping -n 60 127.0.0.1', cwd: tmpdir(), env: {}, mark: markFor('win000000000', 'bg_9') },
+      {
+        kind: 'command',
+        taskId: 'bg_9',
+        command: 'ping -n 60 127.0.0.1',
+        cwd: tmpdir(),
+        env: {},
+        mark: markFor('win000000000', 'bg_9'),
+      },
       { output: (chunk) => output.push(chunk), leaderExited: () => undefined },
     );
     expect(handle.containment).toBe('job');

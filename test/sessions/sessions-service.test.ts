@@ -76,10 +76,27 @@ describe('sessions service', () => {
   it('marks a turn an earlier run left mid-stream as cancelled when it starts', () => {
     const { service, db } = setup();
     const session = service.create();
-    const streaming = service.append({ sessionId: session.id, role: 'assistant', text: 'half a sent', status: 'streaming' });
-    const running = service.append({ sessionId: session.id, role: 'tool', text: 'make', toolName: 'run_command', toolCallId: 'c1', status: 'running' });
+    const streaming = service.append({
+      sessionId: session.id,
+      role: 'assistant',
+      text: 'half a sent',
+      status: 'streaming',
+    });
+    const running = service.append({
+      sessionId: session.id,
+      role: 'tool',
+      text: 'make',
+      toolName: 'run_command',
+      toolCallId: 'c1',
+      status: 'running',
+    });
     const again = new SessionsService(db, new EventBus(contract));
-    expect(again.messages(session.id).filter((m) => m.id === streaming.id || m.id === running.id).map((m) => m.status)).toEqual(['cancelled', 'cancelled']);
+    expect(
+      again
+        .messages(session.id)
+        .filter((m) => m.id === streaming.id || m.id === running.id)
+        .map((m) => m.status),
+    ).toEqual(['cancelled', 'cancelled']);
   });
 
   it('answers unknown ids with not_found for every operation', () => {

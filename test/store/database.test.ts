@@ -25,7 +25,12 @@ describe('database open and migrations', () => {
   it('migrates a version-1 database that has rows in it, keeping every row', () => {
     const file = join(tempDir(), 'drover.sqlite');
     const v1 = openDatabase(file, migrations.slice(0, 1));
-    v1.prepare('INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)').run('old1', 'Kept', 1, 2);
+    v1.prepare('INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)').run(
+      'old1',
+      'Kept',
+      1,
+      2,
+    );
     v1.close();
 
     const db = openDatabase(file);
@@ -33,9 +38,16 @@ describe('database open and migrations', () => {
     expect(db.prepare('SELECT id, title, created_at, updated_at FROM sessions').all()).toEqual([
       { id: 'old1', title: 'Kept', created_at: 1, updated_at: 2 },
     ]);
-    db.prepare('INSERT INTO messages (session_id, role, text, created_at) VALUES (?, ?, ?, ?)').run('old1', 'user', 'hi', 3);
+    db.prepare('INSERT INTO messages (session_id, role, text, created_at) VALUES (?, ?, ?, ?)').run(
+      'old1',
+      'user',
+      'hi',
+      3,
+    );
     expect(() =>
-      db.prepare('INSERT INTO messages (session_id, role, text, created_at) VALUES (?, ?, ?, ?)').run('ghost', 'user', 'x', 3),
+      db
+        .prepare('INSERT INTO messages (session_id, role, text, created_at) VALUES (?, ?, ?, ?)')
+        .run('ghost', 'user', 'x', 3),
     ).toThrow(/FOREIGN KEY/);
     db.close();
   });
@@ -77,7 +89,7 @@ describe('database open and migrations', () => {
   it('refuses a database from a newer version and does not write to it', () => {
     const file = join(tempDir(), 'drover.sqlite');
     const future = new BetterSqlite3(file);
-    future.exec('CREATE TABLE sessions (id TEXT); INSERT INTO sessions VALUES (\'keep\')');
+    future.exec("CREATE TABLE sessions (id TEXT); INSERT INTO sessions VALUES ('keep')");
     future.pragma('user_version = 99');
     future.close();
     const before = readFileSync(file);

@@ -13,4 +13,11 @@ export interface Migration {
   up(db: Database): void;
 }
 
-export const migrations: readonly Migration[] = [m0001Sessions, m0002Messages, m0003Tasks, m0004AgentMessages, m0005Instance, m0006Heartbeat];
+export const migrations: readonly Migration[] = [
+  m0001Sessions,
+  m0002Messages,
+  m0003Tasks,
+  m0004AgentMessages,
+  m0005Instance,
+  m0006Heartbeat,
+];

@@ -24,7 +24,11 @@ function bridgeTransport(bridge: DroverBridge): ClientTransport {
   return {
     call(name, input) {
       const send = bridge.requests[name];
-      if (!send) return Promise.resolve({ ok: false, error: new DroverError('unknown_request', `Unknown request "${name}"`).toJSON() });
+      if (!send)
+        return Promise.resolve({
+          ok: false,
+          error: new DroverError('unknown_request', `Unknown request "${name}"`).toJSON(),
+        });
       return send(input);
     },
     subscribe: (listener) => bridge.onEvent(listener),

@@ -4,7 +4,10 @@ import { prettyJson, prettyJsonParts, visibleCommand } from './format.js';
 import { taskNotice } from './notify.js';
 import { settledRow } from './test-tasks.js';
 
-const joined = (value: unknown) => prettyJsonParts(value).map((part) => ('text' in part ? part.text : part.string)).join('');
+const joined = (value: unknown) =>
+  prettyJsonParts(value)
+    .map((part) => ('text' in part ? part.text : part.string))
+    .join('');
 
 describe('renderer formatting', () => {
   it('shows control characters escaped, as the gate does', () => {
@@ -12,14 +15,31 @@ describe('renderer formatting', () => {
   });
 
   it('writes arguments as JSON does, with each string apart so its escapes can show as tokens', () => {
-    const plain = { command: 'grep "a\\b" x', n: 1, on: true, none: null, list: [1, 'two', {}, []], nested: { 'k"ey': 2 } };
+    const plain = {
+      command: 'grep "a\\b" x',
+      n: 1,
+      on: true,
+      none: null,
+      list: [1, 'two', {}, []],
+      nested: { 'k"ey': 2 },
+    };
     expect(joined(plain)).toBe(prettyJson(plain));
-    expect(prettyJsonParts({ command: 'a\u001b\n' })).toEqual([{ text: '{\n  "' }, { string: 'command' }, { text: '": "' }, { string: 'a\u001b\n' }, { text: '"\n}' }]);
+    expect(prettyJsonParts({ command: 'a\u001b\n' })).toEqual([
+      { text: '{\n  "' },
+      { string: 'command' },
+      { text: '": "' },
+      { string: 'a\u001b\n' },
+      { text: '"\n}' },
+    ]);
     expect(prettyJsonParts(null)).toEqual([{ text: '(none)' }]);
   });
 
   it('keeps a notification to plain text: a bidi control in a command is escaped', () => {
-    const notice = taskNotice('running', settledRow('bg_1', '2025-01-01T12:00:00.000Z', { command: 'echo \u202egpj.exe' }), null);
+    const notice = taskNotice(
+      'running',
+      settledRow('bg_1', '2025-01-01T12:00:00.000Z', { command: 'echo \u202egpj.exe' }),
+      null,
+    );
     expect(notice?.title).toBe('Task finished: echo \\u{202e}gpj.exe');
   });
 });

@@ -75,10 +75,22 @@ export function taskStatusLabel(status: TaskStatus): string {
 }
 
 const CONTAINMENT_LABELS: Record<Containment, { label: string; detail: string }> = {
-  cgroup: { label: 'cgroup', detail: 'Runs in a cgroup of its own: everything it starts stays inside and is stopped with it.' },
-  group: { label: 'process group', detail: 'Runs in a process group of its own; what leaves the group is found by its mark.' },
-  job: { label: 'job object', detail: 'Runs in a Windows job object of its own: everything it starts is ended with it.' },
-  tree: { label: 'process tree', detail: 'Held only by its process tree: the processes provably started from it are ended with it.' },
+  cgroup: {
+    label: 'cgroup',
+    detail: 'Runs in a cgroup of its own: everything it starts stays inside and is stopped with it.',
+  },
+  group: {
+    label: 'process group',
+    detail: 'Runs in a process group of its own; what leaves the group is found by its mark.',
+  },
+  job: {
+    label: 'job object',
+    detail: 'Runs in a Windows job object of its own: everything it starts is ended with it.',
+  },
+  tree: {
+    label: 'process tree',
+    detail: 'Held only by its process tree: the processes provably started from it are ended with it.',
+  },
 };
 
 /** How a task's processes are held together, as a short label and a sentence. */

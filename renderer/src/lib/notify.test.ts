@@ -6,7 +6,10 @@ describe('taskNotice', () => {
   const failed = settledRow('bg_3', '2025-01-01T12:00:09.000Z', { status: 'failed', exitCode: 1, command: 'npm test' });
 
   it('notifies a task seen running that failed', () => {
-    expect(taskNotice('running', failed, 'Session title')).toEqual({ title: 'Task failed: npm test', body: 'bg_3 in “Session title” · exit code 1' });
+    expect(taskNotice('running', failed, 'Session title')).toEqual({
+      title: 'Task failed: npm test',
+      body: 'bg_3 in “Session title” · exit code 1',
+    });
   });
 
   it('notifies from queued, and each ending has its word', () => {
@@ -14,7 +17,9 @@ describe('taskNotice', () => {
       title: 'Task finished: make',
       body: 'bg_1 · exit code 0',
     });
-    expect(taskNotice('running', { ...failed, status: 'timed_out', exitCode: null, signal: 'SIGTERM' }, 'S')?.title).toBe('Task timed out: npm test');
+    expect(
+      taskNotice('running', { ...failed, status: 'timed_out', exitCode: null, signal: 'SIGTERM' }, 'S')?.title,
+    ).toBe('Task timed out: npm test');
     expect(taskNotice('running', { ...failed, status: 'stopped' }, 'S')?.title).toBe('Task stopped: npm test');
   });
 

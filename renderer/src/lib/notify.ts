@@ -20,7 +20,11 @@ const ONE_LINE = 80;
  * task seen running or queued that now succeeded, failed, timed out or was stopped.
  * "Task failed: npm test" / "bg_3 in “Session title” · exit code 1".
  */
-export function taskNotice(before: TaskStatus | undefined, task: TaskRow, sessionTitle: string | null): TaskNotice | null {
+export function taskNotice(
+  before: TaskStatus | undefined,
+  task: TaskRow,
+  sessionTitle: string | null,
+): TaskNotice | null {
   if (before !== 'running' && before !== 'queued') return null;
   const ending = ENDINGS[task.status];
   if (!ending) return null;
@@ -28,6 +32,6 @@ export function taskNotice(before: TaskStatus | undefined, task: TaskRow, sessio
   const command = visibleCommand(task.command.replace(/\s+/g, ' ').trim());
   const short = command.length > ONE_LINE ? `${command.slice(0, ONE_LINE - 1)}…` : command;
   const where = sessionTitle ? `${task.id} in “${sessionTitle}”` : task.id;
-  const how = task.exitCode !== null ? `exit code ${task.exitCode}` : task.signal ?? null;
+  const how = task.exitCode !== null ? `exit code ${task.exitCode}` : (task.signal ?? null);
   return { title: `${ending}: ${short}`, body: how ? `${where} · ${how}` : where };
 }

@@ -14,7 +14,12 @@ import type { PermissionAnswer } from '@shared/contract.js';
  * The answer letters act only with the focus in the panel or on nothing (the page body); F6
  * takes the focus there from a field, and never types a character on any layout.
  */
-export const ANSWER_LETTERS: Readonly<Record<string, PermissionAnswer>> = { a: 'allow', s: 'allow_always', p: 'allow_program', r: 'reject' };
+export const ANSWER_LETTERS: Readonly<Record<string, PermissionAnswer>> = {
+  a: 'allow',
+  s: 'allow_always',
+  p: 'allow_program',
+  r: 'reject',
+};
 
 /**
  * Moves the focus to the panel's frame (never onto an allowing button), from anywhere, fields
@@ -79,7 +84,21 @@ function isGoToRequest(event: KeyLike): boolean {
   return event.key === GO_TO_REQUEST_KEY && !event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey;
 }
 
-const MODIFIER_KEYS = new Set(['Alt', 'AltGraph', 'Control', 'Meta', 'Shift', 'CapsLock', 'Fn', 'FnLock', 'Hyper', 'Super', 'OS', 'NumLock', 'ScrollLock']);
+const MODIFIER_KEYS = new Set([
+  'Alt',
+  'AltGraph',
+  'Control',
+  'Meta',
+  'Shift',
+  'CapsLock',
+  'Fn',
+  'FnLock',
+  'Hyper',
+  'Super',
+  'OS',
+  'NumLock',
+  'ScrollLock',
+]);
 
 /** A modifier pressed alone (the Alt of Alt+A on its way down) is no keystroke of its own. */
 export function isModifierOnly(event: Pick<KeyLike, 'key'>): boolean {
@@ -87,14 +106,29 @@ export function isModifierOnly(event: Pick<KeyLike, 'key'>): boolean {
 }
 
 /** Keys that move around inside the panel (it scrolls past 60vh) without typing anything. */
-const PANEL_NAVIGATION = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'Home', 'End']);
+const PANEL_NAVIGATION = new Set([
+  'ArrowUp',
+  'ArrowDown',
+  'ArrowLeft',
+  'ArrowRight',
+  'PageUp',
+  'PageDown',
+  'Home',
+  'End',
+]);
 
 /**
  * The panel's reading of a key that went down at `place`, while a request is shown.
  * `onButton`: the key went down on one of the panel's buttons. `offered`: the answers the
  * request offers (no program grant, no Alt+P).
  */
-export function readPanelKey(event: KeyLike, place: KeyPlace, mac: boolean, onButton: boolean, offered: (answer: PermissionAnswer) => boolean): PanelKey {
+export function readPanelKey(
+  event: KeyLike,
+  place: KeyPlace,
+  mac: boolean,
+  onButton: boolean,
+  offered: (answer: PermissionAnswer) => boolean,
+): PanelKey {
   if (isModifierOnly(event)) return { kind: 'none' };
   // An input method's key (and a dead key, or a key the browser could not name) is typing.
   if (isComposingKey(event)) return { kind: 'typing' };
@@ -116,8 +150,23 @@ export function readPanelKey(event: KeyLike, place: KeyPlace, mac: boolean, onBu
   return { kind: 'typing' };
 }
 
-const TEXT_INPUT_TYPES = new Set(['', 'text', 'search', 'url', 'tel', 'email', 'password', 'number', 'date', 'datetime-local', 'month', 'time', 'week']);
-const TYPING_ROLES = '[contenteditable]:not([contenteditable="false"]), [role="textbox"], [role="searchbox"], [role="combobox"]';
+const TEXT_INPUT_TYPES = new Set([
+  '',
+  'text',
+  'search',
+  'url',
+  'tel',
+  'email',
+  'password',
+  'number',
+  'date',
+  'datetime-local',
+  'month',
+  'time',
+  'week',
+]);
+const TYPING_ROLES =
+  '[contenteditable]:not([contenteditable="false"]), [role="textbox"], [role="searchbox"], [role="combobox"]';
 
 /**
  * Where the person types: a text field, a text area (the terminal's hidden one too), a select,
@@ -142,7 +191,14 @@ export function keyOrigin(event: Event): EventTarget | null {
 export function keyPlace(origin: EventTarget | null, panel: Element): KeyPlace {
   if (origin instanceof Node && panel.contains(origin)) return 'panel';
   const document = panel.ownerDocument;
-  if (origin === null || origin === document || origin === document.body || origin === document.documentElement || origin === document.defaultView) return 'page';
+  if (
+    origin === null ||
+    origin === document ||
+    origin === document.body ||
+    origin === document.documentElement ||
+    origin === document.defaultView
+  )
+    return 'page';
   if (origin instanceof Element && isTypingTarget(origin)) return 'field';
   return 'elsewhere';
 }
@@ -156,4 +212,3 @@ export function shortcutLabel(letter: string, mac: boolean): string {
 export function shortcutAria(letter: string, mac: boolean): string {
   return `${mac ? 'Control' : 'Alt'}+${letter.toUpperCase()}`;
 }
-

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { chipLabel, clockLabel, elapsedAgainstEstimate, finishedNewestFirst, runningByKindLabel, runningNewestFirst, taskProgress } from './tasks.js';
+import {
+  chipLabel,
+  clockLabel,
+  elapsedAgainstEstimate,
+  finishedNewestFirst,
+  runningByKindLabel,
+  runningNewestFirst,
+  taskProgress,
+} from './tasks.js';
 import { settledRow, taskRow } from './test-tasks.js';
 
 const T0 = Date.parse('2025-01-01T12:00:00.000Z');
@@ -47,9 +55,17 @@ describe('progress', () => {
 describe('wording', () => {
   it('words the transcript chip: running, background, or nothing', () => {
     expect(chipLabel([])).toBeNull();
-    expect(chipLabel([taskRow('bg_1'), taskRow('bg_2', { status: 'queued' }), settledRow('bg_3', '2025-01-01T12:00:01.000Z')])).toBe('2 running tasks');
+    expect(
+      chipLabel([
+        taskRow('bg_1'),
+        taskRow('bg_2', { status: 'queued' }),
+        settledRow('bg_3', '2025-01-01T12:00:01.000Z'),
+      ]),
+    ).toBe('2 running tasks');
     expect(chipLabel([taskRow('bg_1')])).toBe('1 running task');
-    expect(chipLabel([settledRow('bg_1', '2025-01-01T12:00:01.000Z'), settledRow('bg_2', '2025-01-01T12:00:02.000Z')])).toBe('2 background tasks');
+    expect(
+      chipLabel([settledRow('bg_1', '2025-01-01T12:00:01.000Z'), settledRow('bg_2', '2025-01-01T12:00:02.000Z')]),
+    ).toBe('2 background tasks');
   });
 
   it('counts running tasks by kind', () => {

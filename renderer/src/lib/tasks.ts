@@ -33,7 +33,8 @@ export function finishedNewestFirst(tasks: readonly TaskRow[]): TaskRow[] {
 
 /** Seconds a task has run, by the local clock while it runs. */
 export function elapsedSeconds(task: TaskRow, now: number): number {
-  if (task.status === 'running' && task.startedAt) return Math.max(0, Math.floor((now - Date.parse(task.startedAt)) / 1000));
+  if (task.status === 'running' && task.startedAt)
+    return Math.max(0, Math.floor((now - Date.parse(task.startedAt)) / 1000));
   if (task.status === 'queued') return 0;
   return Math.floor(task.elapsedSeconds);
 }
@@ -70,7 +71,8 @@ export function taskProgress(task: TaskRow, now: number): Progress | null {
 
 /** How a settled task ended, short: "exit 1", "stopped", "timed out". */
 export function outcomeLabel(task: TaskRow): string {
-  if (task.status === 'succeeded') return task.exitCode === null || task.exitCode === 0 ? 'exit 0' : `exit ${task.exitCode}`;
+  if (task.status === 'succeeded')
+    return task.exitCode === null || task.exitCode === 0 ? 'exit 0' : `exit ${task.exitCode}`;
   if (task.status === 'failed') return exitLabel(task) ?? (task.error ? 'failed to start' : 'failed');
   return taskStatusLabel(task.status);
 }

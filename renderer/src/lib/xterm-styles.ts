@@ -7,7 +7,11 @@
  */
 export function mirrorXtermStyles(root: HTMLElement): () => void {
   const doc = root.ownerDocument;
-  if (typeof CSSStyleSheet === 'undefined' || !('replaceSync' in CSSStyleSheet.prototype) || !('adoptedStyleSheets' in doc)) {
+  if (
+    typeof CSSStyleSheet === 'undefined' ||
+    !('replaceSync' in CSSStyleSheet.prototype) ||
+    !('adoptedStyleSheets' in doc)
+  ) {
     return () => {};
   }
   const pairs = [...root.querySelectorAll('style')].map((element) => ({ element, sheet: new CSSStyleSheet() }));

@@ -20,11 +20,19 @@ function shown(text: string, props: Record<string, unknown> = {}) {
 
 describe('commandTokens', () => {
   it('makes a real ESC a token and leaves the typed text \\x1b as text', () => {
-    expect(commandTokens(`printf '\\x1b[1m' ${ESC}[0m`)).toEqual([{ text: "printf '\\x1b[1m' " }, { escape: 'ESC', code: 0x1b }, { text: '[0m' }]);
+    expect(commandTokens(`printf '\\x1b[1m' ${ESC}[0m`)).toEqual([
+      { text: "printf '\\x1b[1m' " },
+      { escape: 'ESC', code: 0x1b },
+      { text: '[0m' },
+    ]);
   });
 
   it('makes a real newline a token and leaves the typed text \\n as text', () => {
-    expect(commandTokens('echo a\\nb\necho c')).toEqual([{ text: 'echo a\\nb' }, { escape: 'LF', code: 0x0a }, { text: 'echo c' }]);
+    expect(commandTokens('echo a\\nb\necho c')).toEqual([
+      { text: 'echo a\\nb' },
+      { escape: 'LF', code: 0x0a },
+      { text: 'echo c' },
+    ]);
     // The old escaped form could not tell them apart.
     expect(visibleCommand('echo a\\n')).toBe(visibleCommand('echo a\n'));
   });
@@ -98,7 +106,9 @@ describe('CommandText', () => {
   it('renders markup as text: nothing but text nodes and its own token spans', () => {
     const { container } = shown(`<b>bold</b>${ESC}<img src=x onerror=alert(1)>`);
     expect(container.querySelector('b, img')).toBeNull();
-    expect([...container.querySelectorAll('*')].every((element) => element.matches('span[data-testid="escape-token"]'))).toBe(true);
+    expect(
+      [...container.querySelectorAll('*')].every((element) => element.matches('span[data-testid="escape-token"]')),
+    ).toBe(true);
     expect(container.textContent).toBe('<b>bold</b>⟨ESC⟩<img src=x onerror=alert(1)>');
   });
 });

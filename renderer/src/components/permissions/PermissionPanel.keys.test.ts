@@ -46,7 +46,11 @@ describe('PermissionPanel keys: a field keeps what is typed into it', () => {
       const typed = [
         ...OPTION_CHARACTERS.map(({ key, code }) => ({ key, code, altKey: true })),
         // Windows and Linux Alt letters, and readline's M-a, M-p, M-r in the terminal.
-        ...['a', 's', 'p', 'r', 'g'].map((letter) => ({ key: letter, code: `Key${letter.toUpperCase()}`, altKey: true })),
+        ...['a', 's', 'p', 'r', 'g'].map((letter) => ({
+          key: letter,
+          code: `Key${letter.toUpperCase()}`,
+          altKey: true,
+        })),
       ];
       for (const init of typed) {
         arm();
@@ -88,7 +92,9 @@ describe('PermissionPanel keys: answers on the page and in the panel', () => {
     arm();
     expect(key(document.body, { key: 'r', code: 'KeyR', altKey: true })).toBe(false);
     await settle();
-    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r1', answer: 'reject' }));
+    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ requestId: 'r1', answer: 'reject' }),
+    );
     expect(screen.queryByTestId('permission-modal')).toBeNull();
   });
 
@@ -126,7 +132,9 @@ describe('PermissionPanel keys: answers on the page and in the panel', () => {
     arm();
     key(panel(), { key: 'a', code: 'KeyA', altKey: true });
     await settle();
-    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r1', answer: 'allow' }));
+    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ requestId: 'r1', answer: 'allow' }),
+    );
   });
 
   it('nothing answers or moves while an input method composes (isComposing, Process, key code 229)', async () => {
@@ -241,7 +249,9 @@ describe('PermissionPanel keys: answers on the page and in the panel', () => {
     arm();
     expect(key(panel(), { key: 'r', code: 'KeyR', ctrlKey: true })).toBe(false);
     await settle();
-    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r1', answer: 'reject' }));
+    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ requestId: 'r1', answer: 'reject' }),
+    );
   });
 });
 
@@ -262,7 +272,8 @@ describe('permission key rules', () => {
     expect(shortcutLetter({ ...base, getModifierState: (name) => name === 'AltGraph' }, false)).toBeNull();
     // AZERTY: the key says "q", so it is Q, wherever it sits.
     expect(shortcutLetter({ ...base, key: 'q' }, false)).toBe('q');
-    for (const key of ['å', 'ß', 'ś', 'π', '®', '©', 'к', 'Dead', 'Unidentified', 'F6']) expect(shortcutLetter({ ...base, key }, false)).toBeNull();
+    for (const key of ['å', 'ß', 'ś', 'π', '®', '©', 'к', 'Dead', 'Unidentified', 'F6'])
+      expect(shortcutLetter({ ...base, key }, false)).toBeNull();
     expect(shortcutLetter({ ...base, altKey: false, ctrlKey: true }, true)).toBe('a');
     expect(shortcutLetter(base, true)).toBeNull();
     expect(shortcutLetter({ ...base, ctrlKey: true }, true)).toBeNull();
@@ -274,9 +285,12 @@ describe('permission key rules', () => {
     expect(readPanelKey(altR, 'panel', false, false, everything)).toEqual({ kind: 'answer', answer: 'reject' });
     expect(readPanelKey(altR, 'field', false, false, everything)).toEqual({ kind: 'typing' });
     expect(readPanelKey(altR, 'elsewhere', false, false, everything)).toEqual({ kind: 'typing' });
-    expect(readPanelKey({ ...base, key: 'p' }, 'panel', false, false, (answer) => answer !== 'allow_program')).toEqual({ kind: 'typing' });
+    expect(readPanelKey({ ...base, key: 'p' }, 'panel', false, false, (answer) => answer !== 'allow_program')).toEqual({
+      kind: 'typing',
+    });
     const f6 = { ...base, key: 'F6', altKey: false };
-    for (const place of ['page', 'panel', 'field', 'elsewhere'] as const) expect(readPanelKey(f6, place, false, false, everything)).toEqual({ kind: 'go-to-request' });
+    for (const place of ['page', 'panel', 'field', 'elsewhere'] as const)
+      expect(readPanelKey(f6, place, false, false, everything)).toEqual({ kind: 'go-to-request' });
     expect(readPanelKey({ ...f6, isComposing: true }, 'field', false, false, everything)).toEqual({ kind: 'typing' });
     expect(readPanelKey({ ...base, key: 'Alt' }, 'field', false, false, everything)).toEqual({ kind: 'none' });
     expect(isComposingKey({ ...base, key: 'Process' })).toBe(true);

@@ -1,7 +1,18 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
 import { fireEvent } from '@testing-library/svelte';
-import { arm, button, key, panel, pointerDown, pointerUp, request, settle, composer, usePanelFixture } from './panel-test-kit.js';
+import {
+  arm,
+  button,
+  key,
+  panel,
+  pointerDown,
+  pointerUp,
+  request,
+  settle,
+  composer,
+  usePanelFixture,
+} from './panel-test-kit.js';
 
 const setUp = usePanelFixture();
 
@@ -13,7 +24,9 @@ describe('PermissionPanel clicks: an answer counts only for the press that began
     pointerDown(button('permission-reject'));
     await pointerUp(button('permission-reject'));
     await settle();
-    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r1', answer: 'reject' }));
+    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ requestId: 'r1', answer: 'reject' }),
+    );
   });
 
   it('a press on request A, released after B replaced A and armed, answers nothing: B has fresh buttons', async () => {
@@ -39,7 +52,9 @@ describe('PermissionPanel clicks: an answer counts only for the press that began
     pointerDown(button('permission-allow'));
     await pointerUp(button('permission-allow'));
     await settle();
-    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r2', answer: 'allow' }));
+    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ requestId: 'r2', answer: 'allow' }),
+    );
   });
 
   it('a press that began outside the panel and ends on a button answers nothing', async () => {

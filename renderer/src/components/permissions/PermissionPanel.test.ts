@@ -75,7 +75,9 @@ describe('PermissionPanel', () => {
     flushSync();
     await fireEvent.click(button('permission-allow'));
     await settle();
-    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r1', answer: 'allow' }));
+    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ requestId: 'r1', answer: 'allow' }),
+    );
   });
 
   it('queues requests with a count; the next one arms afresh and takes no repeated key', async () => {
@@ -87,7 +89,9 @@ describe('PermissionPanel', () => {
     arm();
     key(panel(), { key: 's', code: 'KeyS', altKey: true });
     await settle();
-    expect(answerPermission).toHaveBeenLastCalledWith(expect.objectContaining({ requestId: 'r1', answer: 'allow_always' }));
+    expect(answerPermission).toHaveBeenLastCalledWith(
+      expect.objectContaining({ requestId: 'r1', answer: 'allow_always' }),
+    );
     expect(panel().dataset.requestId).toBe('r2');
     expect(panel().dataset.armed).toBe('false');
     key(panel(), { key: 's', code: 'KeyS', altKey: true });

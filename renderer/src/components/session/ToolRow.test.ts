@@ -35,7 +35,8 @@ function renderRow(message: Message, onGoToRequest?: () => void) {
   return render(ToolRow, { message, tasks, ...(onGoToRequest ? { onGoToRequest } : {}) });
 }
 
-const codes = (element: Element) => [...element.querySelectorAll<HTMLElement>('[data-testid="escape-token"]')].map((token) => Number(token.dataset.code));
+const codes = (element: Element) =>
+  [...element.querySelectorAll<HTMLElement>('[data-testid="escape-token"]')].map((token) => Number(token.dataset.code));
 
 afterEach(cleanup);
 
@@ -57,7 +58,10 @@ describe('ToolRow', () => {
 
   it('a rejected row says "rejected", neutral, never an error', async () => {
     const command = 'curl x | sh';
-    renderRow(callRow(command, { status: 'rejected', toolResult: `Not run: the person rejected \`${command}\`.` }), () => {});
+    renderRow(
+      callRow(command, { status: 'rejected', toolResult: `Not run: the person rejected \`${command}\`.` }),
+      () => {},
+    );
     const row = screen.getByTestId('tool-row');
     expect(row.dataset.status).toBe('rejected');
     const badge = screen.getByTestId('tool-status');
@@ -70,7 +74,9 @@ describe('ToolRow', () => {
 
   it('shows the real command with tokens in its header, Result and Arguments; literal escapes stay text, bidi never raw', async () => {
     const command = `printf '\\x1b[1m\\n' ${ESC}[0m\necho ${RLO}gpj.exe`;
-    const { container } = renderRow(callRow(command, { status: 'rejected', toolResult: `Not run: the person rejected \`${command}\`.` }));
+    const { container } = renderRow(
+      callRow(command, { status: 'rejected', toolResult: `Not run: the person rejected \`${command}\`.` }),
+    );
     const header = screen.getByTestId('tool-command');
     expect(codes(header)).toEqual([0x1b, 0x0a, 0x202e]);
     expect(header.textContent).toBe(`printf '\\x1b[1m\\n' ⟨ESC⟩[0m⟨LF⟩echo ⟨U+202E⟩gpj.exe`);

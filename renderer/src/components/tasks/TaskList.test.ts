@@ -38,7 +38,10 @@ describe('TaskList', () => {
   it('shows running cards newest first; a later change of status does not move them', async () => {
     const tasks = [
       taskRow('bg_1', { startedAt: '2025-01-01T12:00:00.000Z' }),
-      taskRow('bg_2', { startedAt: '2025-01-01T12:00:03.000Z', lastOutputAt: new Date(Date.now() - 120_000).toISOString() }),
+      taskRow('bg_2', {
+        startedAt: '2025-01-01T12:00:03.000Z',
+        lastOutputAt: new Date(Date.now() - 120_000).toISOString(),
+      }),
       taskRow('bg_3', { status: 'queued', startedAt: null, queuedAt: '2025-01-01T12:00:01.000Z' }),
     ];
     await renderList(tasks);
@@ -69,9 +72,13 @@ describe('TaskList', () => {
   it("shows a command's control and bidi characters as tokens on its card, never raw", async () => {
     await renderList([taskRow('bg_1', { command: 'echo \u001b[0m \\x1b \u202egpj.exe' })]);
     const command = screen.getByTestId('task-card-command');
-    expect([...command.querySelectorAll<HTMLElement>('[data-testid="escape-token"]')].map((token) => token.textContent)).toEqual(['⟨ESC⟩', '⟨U+202E⟩']);
+    expect(
+      [...command.querySelectorAll<HTMLElement>('[data-testid="escape-token"]')].map((token) => token.textContent),
+    ).toEqual(['⟨ESC⟩', '⟨U+202E⟩']);
     expect(command.textContent).toBe('echo ⟨ESC⟩[0m \\x1b ⟨U+202E⟩gpj.exe');
-    expect(command.closest('button')?.getAttribute('aria-label')).toBe('Open bg_1: echo \\x1b[0m \\x1b \\u{202e}gpj.exe');
+    expect(command.closest('button')?.getAttribute('aria-label')).toBe(
+      'Open bg_1: echo \\x1b[0m \\x1b \\u{202e}gpj.exe',
+    );
   });
 
   it('clamps progress at 100% and shows overdue', async () => {
@@ -84,12 +91,17 @@ describe('TaskList', () => {
     ];
     await renderList(tasks);
     const cards = screen.getAllByTestId('task-card');
-    const bar = (id: string) => cards.find((card) => card.dataset.taskId === id)?.querySelector<HTMLProgressElement>('[data-testid="task-progress"]');
+    const bar = (id: string) =>
+      cards
+        .find((card) => card.dataset.taskId === id)
+        ?.querySelector<HTMLProgressElement>('[data-testid="task-progress"]');
     expect(bar('bg_1')?.value).toBe(100);
     expect(bar('bg_1')?.dataset.overdue).toBe('true');
     expect(cards.find((card) => card.dataset.taskId === 'bg_1')?.textContent).toContain('overdue');
     expect(bar('bg_2')?.value).toBe(25);
     expect(bar('bg_3')).toBeNull();
-    expect(cards.find((card) => card.dataset.taskId === 'bg_2')?.querySelector('[data-testid="task-elapsed"]')?.textContent).toBe('0:30 / ~2:00');
+    expect(
+      cards.find((card) => card.dataset.taskId === 'bg_2')?.querySelector('[data-testid="task-elapsed"]')?.textContent,
+    ).toBe('0:30 / ~2:00');
   });
 });

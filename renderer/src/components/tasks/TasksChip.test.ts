@@ -8,13 +8,19 @@ afterEach(cleanup);
 
 describe('TasksChip', () => {
   it('says how many run', () => {
-    render(TasksChip, { tasks: [taskRow('bg_1'), taskRow('bg_2', { status: 'queued' }), settledRow('bg_3', '2025-01-01T12:00:00.000Z')], onOpen: () => {} });
+    render(TasksChip, {
+      tasks: [taskRow('bg_1'), taskRow('bg_2', { status: 'queued' }), settledRow('bg_3', '2025-01-01T12:00:00.000Z')],
+      onOpen: () => {},
+    });
     expect(screen.getByTestId('tasks-chip').textContent?.trim()).toBe('2 running tasks');
   });
 
   it('says background tasks once all have finished, and opens the panel', async () => {
     const onOpen = vi.fn();
-    render(TasksChip, { tasks: [settledRow('bg_1', '2025-01-01T12:00:00.000Z'), settledRow('bg_2', '2025-01-01T12:00:01.000Z')], onOpen });
+    render(TasksChip, {
+      tasks: [settledRow('bg_1', '2025-01-01T12:00:00.000Z'), settledRow('bg_2', '2025-01-01T12:00:01.000Z')],
+      onOpen,
+    });
     const chip = screen.getByTestId('tasks-chip');
     expect(chip.textContent?.trim()).toBe('2 background tasks');
     await fireEvent.click(chip);

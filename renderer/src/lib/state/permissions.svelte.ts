@@ -125,7 +125,11 @@ export class PermissionsState {
 
   async load(): Promise<void> {
     const seq = ++this.#loadSeq;
-    const during = { requested: [] as PermissionRequest[], resolved: new Set<string>(), grants: null as readonly Grant[] | null };
+    const during = {
+      requested: [] as PermissionRequest[],
+      resolved: new Set<string>(),
+      grants: null as readonly Grant[] | null,
+    };
     this.#duringLoad = during;
     try {
       const { pending, grants } = await this.#api.listPermissions({ sessionId: this.#sessionId });

@@ -1,8 +1,6 @@
 /** Where the app is; lives in the location hash so a reload restores it. */
 export type Route =
-  | { name: 'home' }
-  | { name: 'settings' }
-  | { name: 'session'; sessionId: string; panel?: 'tasks'; taskId?: string };
+  { name: 'home' } | { name: 'settings' } | { name: 'session'; sessionId: string; panel?: 'tasks'; taskId?: string };
 
 export const HOME: Route = { name: 'home' };
 export const SETTINGS: Route = { name: 'settings' };

@@ -173,7 +173,8 @@ export class SettingsState {
     this.#listSaving[key] = true;
     this.#listError[key] = null;
     try {
-      const change: SettingsUpdate = key === 'commandAllowlist' ? { commandAllowlist: [...entries] } : { tasks: { passEnvironment: [...entries] } };
+      const change: SettingsUpdate =
+        key === 'commandAllowlist' ? { commandAllowlist: [...entries] } : { tasks: { passEnvironment: [...entries] } };
       this.#stored(await this.#api.updateSettings(change));
       return true;
     } catch (error) {

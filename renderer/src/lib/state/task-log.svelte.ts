@@ -133,7 +133,12 @@ export class TaskLogState {
     }
     this.#searching = true;
     try {
-      const result = await this.#api.searchTaskLog({ sessionId: this.#sessionId, taskId: this.#taskId, query, maxMatches: 500 });
+      const result = await this.#api.searchTaskLog({
+        sessionId: this.#sessionId,
+        taskId: this.#taskId,
+        query,
+        maxMatches: 500,
+      });
       if (seq !== this.#searchSeq) return;
       this.#matches = result.matches;
       this.#matchesTruncated = result.truncated;

@@ -10,8 +10,7 @@ export { DEFAULT_TAIL, OUTPUT_REFETCH_MS } from './task-output.svelte.js';
 
 /** What the operator's shell line came to: the task it started, or why it failed. */
 export type ShellOutcome =
-  | { ok: true; task: TaskRow; notice: string | null }
-  | { ok: false; error: string; code: string | null };
+  { ok: true; task: TaskRow; notice: string | null } | { ok: false; error: string; code: string | null };
 
 type Change = (tasks: Map<string, TaskRow>) => void;
 
@@ -132,7 +131,8 @@ export class TasksState {
   silentFor(taskId: string, now: number): number | null {
     const task = this.#tasks.get(taskId);
     if (!task || task.status !== 'running' || !task.startedAt) return null;
-    const last = this.#lastOutput.get(taskId) ?? (task.lastOutputAt ? Date.parse(task.lastOutputAt) : Date.parse(task.startedAt));
+    const last =
+      this.#lastOutput.get(taskId) ?? (task.lastOutputAt ? Date.parse(task.lastOutputAt) : Date.parse(task.startedAt));
     const quiet = Math.floor((now - last) / 1000);
     return quiet >= SILENT_AFTER_SECONDS ? quiet : null;
   }
