@@ -10,6 +10,8 @@ function watchConsole(page: Page, problems: string[]): void {
 }
 
 export const test = base.extend<{ host: RunningHost; pageProblems: string[] }>({
+  // Playwright reads a fixture's dependencies from its first parameter, which must be a pattern.
+  // eslint-disable-next-line no-empty-pattern
   host: async ({}, use) => {
     const host = await startHost();
     await use(host);

@@ -11,6 +11,8 @@ rmSync(join(root, '.reports'), { recursive: true, force: true });
 mkdirSync(join(root, '.reports'));
 
 const steps = [
+  ['lint (ESLint, no warnings)', bin('eslint'), ['.', '--max-warnings', '0']],
+  ['format (Prettier)', bin('prettier'), ['--check', '.', '--log-level', 'warn']],
   ['build', bin('electron-vite'), ['build']],
   ['type-check (electron, shared, tests)', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']],
   [

@@ -50,7 +50,7 @@ export function makePrivate(dataDir: string): number {
   } catch {
     return 0;
   }
-  let names: string[] = [];
+  let names: string[];
   try {
     names = readdirSync(dataDir);
   } catch {
@@ -71,7 +71,7 @@ function fix(path: string, depth: number): number {
   if (stat.isDirectory()) {
     changed += chmodIfNeeded(path, stat.mode);
     if (depth >= MAX_DEPTH) return changed;
-    let names: string[] = [];
+    let names: string[];
     try {
       names = readdirSync(path);
     } catch {

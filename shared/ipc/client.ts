@@ -3,7 +3,7 @@ import type { Contract, EventName, InputOf, OutputOf, PayloadOf, RequestName } f
 import type { ClientTransport } from './transport.js';
 
 // A request whose input has no required field may be called with no argument.
-type Args<In> = {} extends In ? [input?: In] : [input: In];
+type Args<In> = Record<never, never> extends In ? [input?: In] : [input: In];
 
 export type Api<C extends Contract> = {
   readonly [N in RequestName<C>]: (...args: Args<InputOf<C, N>>) => Promise<OutputOf<C, N>>;

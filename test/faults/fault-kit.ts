@@ -274,9 +274,7 @@ export class HostCase {
   }
 
   /** Stops the host (SIGCONT first, in case a test left it stopped) and reports what the closing checks found. */
-  async close(
-    options: { forgotten?: Set<string> } = {},
-  ): Promise<{
+  async close(options: { forgotten?: Set<string> } = {}): Promise<{
     exit: { code: number | null; signal: NodeJS.Signals | null };
     integrity: string;
     lost: string[];

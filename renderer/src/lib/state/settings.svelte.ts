@@ -98,18 +98,22 @@ export class SettingsState {
 
   /** A list setting, to show and edit: the command allowlist, or the variables passed to tasks on purpose. */
   list(key: ListSettingKey): ListSetting {
-    const state = this;
+    const entries = (): readonly string[] => {
+      const settings = this.#settings;
+      if (!settings) return [];
+      return key === 'commandAllowlist' ? settings.commandAllowlist : settings.tasks.passEnvironment;
+    };
+    const saving = () => this.#listSaving[key];
+    const error = () => this.#listError[key];
     return {
       get entries() {
-        const settings = state.#settings;
-        if (!settings) return [];
-        return key === 'commandAllowlist' ? settings.commandAllowlist : settings.tasks.passEnvironment;
+        return entries();
       },
       get saving() {
-        return state.#listSaving[key];
+        return saving();
       },
       get error() {
-        return state.#listError[key];
+        return error();
       },
       save: (entries) => this.#saveList(key, entries),
       clearError: () => {
