@@ -15,7 +15,7 @@ const FAILURES: Record<string, string> = {
   '401': 'unauthorized: no token, or the wrong one',
   '404': 'not_found: no such session, task or route',
   '409': 'conflict: the call does not fit the current state',
-  '405': 'invalid_input: the method is not one this path takes (the Allow header lists those it does)',
+  '405': 'method_not_allowed: the method is not one this path takes (the Allow header lists those it does)',
   '421': 'misdirected: the Host header is not 127.0.0.1:PORT or localhost:PORT (refused before the token is read)',
   '429': 'busy: this connection has too many requests running and waiting; wait for answers before sending more',
   '500': 'internal: failed inside Drover; the details are in its log',

@@ -178,6 +178,7 @@ const STATUS: Record<ErrorCode, number> = {
   unavailable: 503,
   disk_full: 507,
   busy: 429,
+  method_not_allowed: 405,
   disconnected: 503,
   internal: 500,
 };
@@ -198,7 +199,7 @@ export async function handleRest(
   if (!route) {
     res.setHeader('Allow', matching.map((candidate) => candidate.method).join(', '));
     return sendJson(res, 405, {
-      error: { code: 'invalid_input', message: `${req.method} is not allowed on ${url.pathname}` },
+      error: { code: 'method_not_allowed', message: `${req.method} is not allowed on ${url.pathname}` },
     });
   }
   let body: Record<string, unknown> = {};

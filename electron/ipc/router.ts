@@ -43,7 +43,7 @@ export function createRouter<C extends Contract>(
       }
       const def = contract.requests[name]!;
       const parsed = def.input.safeParse(input === undefined ? {} : input);
-      if (!parsed.success) return fail(invalidInput(name, parsed.error));
+      if (!parsed.success) return fail(invalidInput('input', parsed.error));
       try {
         const handler = handlers[name as RequestName<C>] as (input: unknown) => unknown;
         const value = await handler(parsed.data);

@@ -14,6 +14,8 @@ export const ErrorCodeSchema = z.enum([
   'disk_full',
   /** A client asked for more at once than its fair share (too many requests in flight or queued). */
   'busy',
+  /** A REST path that exists, called with a method it does not take (HTTP 405; the Allow header lists those it does). */
+  'method_not_allowed',
   'disconnected',
   'internal',
 ]);
@@ -83,15 +85,16 @@ export function issuePath(path: readonly PropertyKey[]): string {
 }
 
 /**
- * Turns a zod failure into the contract's error. Each issue names its field and what was
+ * Turns a zod failure into the contract's error (`what`: a request's input, or a WebSocket frame). Each issue names its field and what was
  * expected: an unknown key is named as the field itself, and a union (a provider or null)
  * reports the branch that got furthest, not a bare "Invalid input" on the union.
  */
-export function invalidInput(context: string, error: z.ZodError): DroverError {
+export function invalidInput(what: 'input' | 'frame', error: z.ZodError): DroverError {
   const issues = error.issues.flatMap((issue) => describeIssue(issue, []));
   const first = issues[0];
   const where = first && first.path ? `${first.path}: ` : '';
-  const message = `Invalid input for ${context}: ${where}${first ? first.message : 'rejected'}`;
+  // Names the field, never the internal request it reached ("getTask"): REST callers never saw that name.
+  const message = `Invalid ${what}: ${where}${first ? first.message : 'rejected'}`;
   const detail: { path?: string; issues: { path: string; message: string }[] } = { issues };
   if (first && first.path) detail.path = first.path;
   return new DroverError('invalid_input', message, detail);

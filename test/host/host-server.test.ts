@@ -107,8 +107,11 @@ describe('REST boundary', () => {
     for (const [path, init, status, pattern] of cases) {
       const res = await fetch(`${base}${path}`, { ...init, headers: auth });
       expect(res.status, path).toBe(status);
-      const body = (await res.json()) as { error: { message: string } };
+      const body = (await res.json()) as { error: { code: string; message: string } };
       expect(body.error.message, path).toMatch(pattern);
+      // Errors name the field, never the internal request a route reached.
+      expect(body.error.message, path).not.toMatch(/createSession|getSession|sendMessage|Invalid input for/);
+      if (status === 405) expect(body.error.code).toBe('method_not_allowed');
     }
     const huge = await fetch(`${base}/api/sessions`, {
       method: 'POST',
