@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { DEFAULT_SESSION_TITLE, type Session } from '../../shared/schemas/session.js';
+import { DEFAULT_SESSION_TITLE, cleanTitleText, type Session } from '../../shared/schemas/session.js';
 import type { Message } from '../../shared/schemas/message.js';
 import { notFound } from '../../shared/ipc/errors.js';
 import type { DroverContract } from '../../shared/contract.js';
@@ -130,7 +130,8 @@ export class SessionsService {
 
 /** First line of the text, whitespace collapsed, cut at a word where it can be. */
 export function titleFrom(text: string): string {
-  const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ').trim();
+  const firstLine = text.trim().split('\n')[0]!;
+  const line = cleanTitleText(firstLine).replace(/\s+/g, ' ').trim();
   if (line.length <= AUTO_TITLE_MAX) return line || DEFAULT_SESSION_TITLE;
   const cut = line.slice(0, AUTO_TITLE_MAX);
   const space = cut.lastIndexOf(' ');

@@ -11,11 +11,25 @@ export const TimestampSchema = z.iso.datetime({ offset: true });
 export const TITLE_MAX = 200;
 export const DEFAULT_SESSION_TITLE = 'New session';
 
+/**
+ * Characters a title never holds: C0 and C1 controls (NUL, ESC, a newline…), DEL, and the bidi
+ * and line-separator controls that can make a title read as something else in the list.
+ */
+export const TITLE_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
 export const TitleSchema = z
   .string()
   .trim()
   .min(1, 'must not be empty')
-  .max(TITLE_MAX, `is too long (at most ${TITLE_MAX} characters)`);
+  .max(TITLE_MAX, `is too long (at most ${TITLE_MAX} characters)`)
+  .refine((title) => !TITLE_FORBIDDEN.test(title), {
+    message: 'must not hold control characters (such as NUL or ESC) or direction controls',
+  });
+
+/** A title made from free text (the first message): the characters a title may not hold become spaces. */
+export function cleanTitleText(text: string): string {
+  return text.replace(new RegExp(TITLE_FORBIDDEN.source, 'g'), ' ');
+}
 
 export const SessionSchema = z.object({
   id: IdSchema,

@@ -133,4 +133,31 @@ describe('titleFrom', () => {
   it('uses the first line that has text', () => {
     expect(titleFrom('\n\n  second\nthird')).toBe('second');
   });
+
+  it('never carries control or direction characters from the message into the title', () => {
+    expect(titleFrom('run \u001b[31mred\u0000 now\u202e')).toBe('run [31mred now');
+  });
+});
+
+describe('session titles at the boundary', () => {
+  const rename = contract.requests.renameSession.input;
+  it.each([
+    ['NUL', 'a\u0000b'],
+    ['ESC', 'a\u001b[2Jb'],
+    ['DEL', 'a\u007fb'],
+    ['a C1 control', 'a\u009bb'],
+    ['a bidi override', 'a\u202eb'],
+    ['a line separator', 'a\u2028b'],
+  ])('refuses a title holding %s, naming the field', (_name, title) => {
+    const result = rename.safeParse({ id: 'abc', title });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['title']);
+    expect(result.error?.issues[0]?.message).toMatch(/control characters/);
+  });
+
+  it('accepts ordinary text, accents, emoji and right-to-left letters', () => {
+    for (const title of ['Build the app', 'Café déjà vu', 'Deploy 🚀', 'שלום עולם']) {
+      expect(rename.safeParse({ id: 'abc', title }).success, title).toBe(true);
+    }
+  });
 });
