@@ -35,11 +35,20 @@ function bridgeTransport(bridge: DroverBridge): ClientTransport {
   };
 }
 
-/** The token arrives once in the URL the host printed; keep it for this tab so routes stay clean. */
+/**
+ * The token arrives once in the URL the host printed. It is kept for this tab only and taken
+ * out of the address bar at once (replaceState: no history entry keeps it), so it is not
+ * shown, bookmarked, shared in a screenshot or left in the browser's history.
+ */
 function webSocketUrl(): string {
   const params = new URLSearchParams(location.search);
   const fromUrl = params.get('token');
-  if (fromUrl) sessionStorage.setItem(TOKEN_KEY, fromUrl);
+  if (fromUrl) {
+    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    params.delete('token');
+    const query = params.toString();
+    history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+  }
   const token = fromUrl ?? sessionStorage.getItem(TOKEN_KEY) ?? '';
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   return `${scheme}://${location.host}${WS_PATH}?token=${encodeURIComponent(token)}`;

@@ -1,0 +1,65 @@
+/**
+ * Where the keyboard focus goes as the tasks panel opens, shows a task, goes back and closes,
+ * so it never drops to the page body: into the panel when it opens, onto "back" when a task
+ * opens, onto that task's card when going back, and back where it came from when the panel
+ * closes (the composer when that place is gone).
+ */
+export interface PanelPlace {
+  open: boolean;
+  taskId: string | undefined;
+}
+
+export const TASK_TERMINAL = '[data-testid="task-terminal"]';
+const PANEL = '[data-testid="tasks-panel"]';
+
+export class PanelFocus {
+  #returnTo: HTMLElement | null = null;
+  readonly #root: () => HTMLElement | undefined;
+  readonly #fallback: () => void;
+
+  constructor(root: () => HTMLElement | undefined, fallback: () => void) {
+    this.#root = root;
+    this.#fallback = fallback;
+  }
+
+  /** Before the page shows `next`: remembers where the focus is when the panel is about to open. */
+  leaving(previous: PanelPlace, next: PanelPlace, active: Element | null): void {
+    if (!previous.open && next.open && active instanceof HTMLElement && !active.closest(PANEL)) {
+      this.#returnTo = active === active.ownerDocument.body ? null : active;
+    }
+  }
+
+  /** After the page shows `next`: puts the focus where that place wants it. */
+  arrived(previous: PanelPlace, next: PanelPlace): void {
+    const root = this.#root();
+    if (!root) return;
+    const panel = root.querySelector<HTMLElement>(PANEL);
+    if (!next.open) {
+      if (!previous.open) return;
+      const target = this.#returnTo;
+      this.#returnTo = null;
+      if (target?.isConnected) target.focus();
+      else this.#fallback();
+      return;
+    }
+    if (!panel) return;
+    if (next.taskId !== undefined && next.taskId !== previous.taskId) {
+      panel.querySelector<HTMLElement>('[data-testid="task-view-back"]')?.focus();
+      return;
+    }
+    if (next.taskId === undefined && previous.open && previous.taskId !== undefined) {
+      const card = panel.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(previous.taskId)}"]`);
+      const control = card?.querySelector<HTMLElement>('button, [href], [tabindex]:not([tabindex="-1"])');
+      if (control) return control.focus();
+    }
+    if (!previous.open || (next.taskId === undefined && previous.taskId !== undefined)) focusHeading(panel);
+  }
+}
+
+/** The panel's heading takes the focus (not a button: Enter there must not act). */
+function focusHeading(panel: HTMLElement): void {
+  const heading = panel.querySelector<HTMLElement>('h2');
+  if (!heading) return panel.focus();
+  heading.tabIndex = -1;
+  heading.focus();
+}
