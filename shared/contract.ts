@@ -90,10 +90,15 @@ export const contract = defineContract({
       output: z.object({ cancelled: z.boolean() }),
       summary: 'Cancel the turn in flight; background tasks keep running',
     }),
+    retryTurn: request({
+      input: BySession,
+      output: z.object({ retrying: z.literal(true) }),
+      summary: 'Run the failed last turn again on the same transcript (conflict when it did not fail or a turn runs)',
+    }),
     agentStatus: request({
       input: BySession,
-      output: z.object({ busy: z.boolean(), connected: z.boolean() }),
-      summary: 'Whether a turn is in flight, and whether a model is connected',
+      output: z.object({ busy: z.boolean(), connected: z.boolean(), error: z.string().nullable() }),
+      summary: 'Whether a turn is in flight, whether a model is connected, and why the last turn failed (null if not)',
     }),
     getSettings: request({ input: Empty, output: PublicSettingsSchema, summary: 'The settings, without any secret' }),
     updateSettings: request({
@@ -247,6 +252,17 @@ export const contract = defineContract({
     turnChanged: event({
       payload: z.object({ sessionId: IdSchema, busy: z.boolean(), error: z.string().nullable() }),
       summary: 'A turn of the agent started or ended (with the error that ended it, if any)',
+    }),
+    turnRetrying: event({
+      payload: z.object({
+        sessionId: IdSchema,
+        /** Which retry is about to run (1-based), of how many at most. */
+        retry: z.number().int().positive(),
+        retries: z.number().int().positive(),
+        /** Why the last attempt failed, for the person ("Model server not answering"). */
+        reason: z.string(),
+      }),
+      summary: 'A model call of the turn in flight failed and is being retried',
     }),
     taskUpdated: event({ payload: z.object({ task: TaskRowSchema }), summary: 'A task changed state' }),
     taskOutput: event({

@@ -14,7 +14,7 @@ const DEFAULT_WAIT_MS = 5_000;
 
 type TextReply = { text: string; delayMs?: number };
 type ToolReply = { toolCalls: { name: string; args: unknown; id?: string }[]; text?: string; delayMs?: number };
-type ErrorReply = { status: number; body?: unknown; headers?: Record<string, string> };
+type ErrorReply = { status: number; body?: unknown; headers?: Record<string, string>; after?: PromiseLike<unknown> };
 type HangReply = { hangMs: number };
 type PlainReply = TextReply | ToolReply | ErrorReply | HangReply;
 
@@ -200,6 +200,7 @@ export async function startFakeModelServer(dialect: Dialect): Promise<FakeModelS
       return;
     }
     if ('status' in reply) {
+      if (reply.after) await reply.after;
       const headers = { ...reply.headers };
       if (!hasHeader(headers, 'retry-after-ms') && !hasHeader(headers, 'retry-after')) headers['retry-after-ms'] = '0';
       const payload =

@@ -3,7 +3,8 @@
 export type ScriptedReply =
   | { text: string; delayMs?: number }
   | { toolCalls: { name: string; args: unknown; id?: string }[]; text?: string; delayMs?: number }
-  | { status: number; body?: unknown; headers?: Record<string, string> }
+  /** An error answer; with `after`, sent only once that settles (a test holds the turn on a retry). */
+  | { status: number; body?: unknown; headers?: Record<string, string>; after?: PromiseLike<unknown> }
   | { hangMs: number }
   | ((request: RecordedRequest) => ScriptedReply);
 

@@ -1,5 +1,6 @@
 import type { Outcome } from '../permissions/permission-service.js';
 import {
+  APICallError,
   generateText,
   jsonSchema,
   NoSuchToolError,
@@ -10,19 +11,19 @@ import {
   type ToolSet,
 } from 'ai';
 import { z } from 'zod';
+import { DroverError } from '../../shared/ipc/errors.js';
 import type { DroverContract } from '../../shared/contract.js';
-import type { Message } from '../../shared/schemas/message.js';
+import type { Message, ToolDisplay } from '../../shared/schemas/message.js';
 import type { EventBus } from '../core/event-bus.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 import { toModelMessages } from './history.js';
 import { systemPrompt } from './prompt.js';
 import { parseArgs, resolveCall, type AgentTool } from './tools.js';
 import { visibleCommand } from '../permissions/gate.js';
+import { withRetries, type RetryOptions } from './providers.js';
 
 /** Steps (model calls) one turn may take before it is ended. */
 export const MAX_STEPS_PER_TURN = 50;
-/** Retries of a model call on 429 and 5xx, with the SDK's exponential backoff. */
-export const MODEL_RETRIES = 3;
 /** Streaming text is written to the store and pushed to clients at most this often. */
 export const TEXT_FLUSH_MS = 100;
 
@@ -41,6 +42,8 @@ export interface AgentDeps {
     onAsk?: () => void,
   ) => Promise<Outcome>;
   log?: (message: string) => void;
+  /** The wait before each retry of a model call; the backoff policy in providers.ts unless a test shortens it. */
+  retryDelayMs?: RetryOptions['delayMs'];
 }
 
 interface Turn {
@@ -56,6 +59,8 @@ export class AgentService {
   readonly #deps: AgentDeps;
   readonly #locks = new Map<string, Promise<void>>();
   readonly #turns = new Map<string, Turn>();
+  /** Why the last turn of a session failed, until another turn starts: what Retry reruns. */
+  readonly #failed = new Map<string, { error: string; automated: boolean }>();
   #disposed = false;
 
   constructor(deps: AgentDeps) {
@@ -79,6 +84,26 @@ export class AgentService {
     const message = this.#deps.sessions.postUserMessage(sessionId, text, options);
     const done = this.#enqueue(sessionId, () => this.#runTurn(sessionId, options.automated ?? false));
     return { message, done };
+  }
+
+  /** Why the last turn of this session failed; null when it ended well (or was retried). */
+  failure(sessionId: string): string | null {
+    return this.#failed.get(sessionId)?.error ?? null;
+  }
+
+  /**
+   * Runs the failed last turn again on the same transcript (no new message). Refused while a turn
+   * is in flight or queued, and when the last turn did not fail.
+   */
+  retry(sessionId: string): { done: Promise<void> } {
+    if (this.#turns.has(sessionId) || this.#locks.has(sessionId))
+      throw new DroverError('conflict', 'A turn is in progress in this session; retry once it has ended.');
+    const failed = this.#failed.get(sessionId);
+    if (!failed)
+      throw new DroverError('conflict', 'The last turn of this session did not fail, so there is nothing to retry.');
+    this.#failed.delete(sessionId);
+    const { automated } = failed;
+    return { done: this.#enqueue(sessionId, () => this.#runTurn(sessionId, automated)) };
   }
 
   /** Cancels the turn in flight; background tasks are never touched. */
@@ -126,18 +151,24 @@ export class AgentService {
     }
     const turn: Turn = { controller: new AbortController(), automated };
     this.#turns.set(sessionId, turn);
+    this.#failed.delete(sessionId);
     bus.emit('turnChanged', { sessionId, busy: true, error: null });
     const writer = new TranscriptWriter(sessions, sessionId, automated);
     let error: string | null = null;
     try {
       const options = {
-        model: connection.model,
+        // Retries are ours (each one told to the person as it happens), never the SDK's silent ones.
+        model: withRetries(connection.model, {
+          signal: turn.controller.signal,
+          onRetry: (notice) => bus.emit('turnRetrying', { sessionId, ...notice }),
+          ...(this.#deps.retryDelayMs ? { delayMs: this.#deps.retryDelayMs } : {}),
+        }),
         system: systemPrompt({ cwd: this.#deps.cwd(), now: new Date() }),
         messages: toModelMessages(sessions.messages(sessionId).filter((m) => m.status !== 'streaming')),
         tools: this.#sdkTools(sessionId, turn, writer),
         stopWhen: stepCountIs(MAX_STEPS_PER_TURN),
         abortSignal: turn.controller.signal,
-        maxRetries: MODEL_RETRIES,
+        maxRetries: 0,
         experimental_repairToolCall: async ({
           toolCall,
           error: callError,
@@ -175,6 +206,7 @@ export class AgentService {
         writer.cancel();
       } else {
         error = describeModelError(caught);
+        this.#failed.set(sessionId, { error, automated });
         writer.endText('error');
         sessions.append({
           sessionId,
@@ -231,6 +263,7 @@ export class AgentService {
               outcome.text,
               outcome.rejected ? 'rejected' : outcome.failed ? 'error' : 'done',
               outcome.taskId,
+              outcome.display,
             );
             return outcome.text;
           } catch (failure) {
@@ -316,9 +349,21 @@ class TranscriptWriter {
     this.#sessions.update(row.id, { status });
   }
 
-  toolFinished(row: Message, result: string, status: 'done' | 'error' | 'rejected', taskId?: string): void {
+  toolFinished(
+    row: Message,
+    result: string,
+    status: 'done' | 'error' | 'rejected',
+    taskId?: string,
+    display?: ToolDisplay,
+  ): void {
     this.#running.delete(row.id);
-    this.#sessions.update(row.id, { toolResult: result, status, ...(taskId ? { taskId } : {}) });
+    // The model's words and the person's are kept side by side; the model's history reads only its own.
+    this.#sessions.update(row.id, {
+      toolResult: result,
+      status,
+      display: display ?? null,
+      ...(taskId ? { taskId } : {}),
+    });
   }
 
   /** Tool rows still running when a turn ends were cut short. */
@@ -350,12 +395,17 @@ function safeJson(text: string): unknown {
   }
 }
 
-function describeModelError(error: unknown): string {
-  if (error instanceof Error) {
-    const status = (error as { statusCode?: number }).statusCode;
-    const cause = (error as { lastError?: unknown }).lastError;
-    const detail = cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : '';
-    return `${status ? `HTTP ${status}: ` : ''}${error.message}${detail}`;
+/** One sentence: what went wrong and how often it was tried, each part said once. */
+export function describeModelError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const attempts = (error as { attempts?: unknown }).attempts;
+  const tried = typeof attempts === 'number' ? ` (tried ${attempts} times)` : '';
+  if (APICallError.isInstance(error)) {
+    if (error.statusCode === undefined) {
+      const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      return `the model server at ${error.url} is not answering${cause}${tried}`;
+    }
+    return `HTTP ${error.statusCode} from the model server: ${error.message}${tried}`;
   }
-  return String(error);
+  return `${error.message}${tried}`;
 }

@@ -70,9 +70,18 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession(sessionId);
       return { cancelled: agent.cancel(sessionId) };
     },
+    retryTurn: ({ sessionId }) => {
+      requireSession(sessionId);
+      void agent.retry(sessionId).done;
+      return { retrying: true as const };
+    },
     agentStatus: ({ sessionId }) => {
       requireSession(sessionId);
-      return { busy: agent.isBusy(sessionId), connected: settings.provider() !== null };
+      return {
+        busy: agent.isBusy(sessionId),
+        connected: settings.provider() !== null,
+        error: agent.failure(sessionId),
+      };
     },
     getSettings: () => settings.publicView(),
     updateSettings: (change) => settings.update(change),

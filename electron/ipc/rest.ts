@@ -74,6 +74,13 @@ export const routes: readonly Route[] = [
     input: ([sessionId]) => ({ sessionId }),
   },
   {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/retry`),
+    request: 'retryTurn',
+    input: ([sessionId]) => ({ sessionId }),
+    status: 202,
+  },
+  {
     method: 'GET',
     pattern: re(`/sessions/${ID}/agent`),
     request: 'agentStatus',

@@ -182,7 +182,7 @@ describe('the agent against a fake model server', () => {
     const task = services.pool.row(session.id, 'bg_1');
     expect(task.status).toBe('running');
     expect(messages().some((m) => m.status === 'error')).toBe(false);
-    expect(await call('agentStatus', { sessionId: session.id })).toEqual({ busy: false, connected: true });
+    expect(await call('agentStatus', { sessionId: session.id })).toEqual({ busy: false, connected: true, error: null });
   });
 
   it('cancelling a turn ends its foreground command and says why', async () => {

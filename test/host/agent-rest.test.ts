@@ -73,7 +73,11 @@ describe('the agent over REST', () => {
       ['user', 'Hi'],
       ['assistant', 'Hello from the model.'],
     ]);
-    expect((await call('GET', `/sessions/${session}/agent`)).body).toEqual({ busy: false, connected: true });
+    expect((await call('GET', `/sessions/${session}/agent`)).body).toEqual({
+      busy: false,
+      connected: true,
+      error: null,
+    });
     expect((await call('POST', `/sessions/${session}/cancel`)).body).toEqual({ cancelled: false });
 
     // A command the model wants to run waits for an answer that a script can give over REST.
