@@ -1,4 +1,5 @@
 import { test, expect } from './fixtures.js';
+import { shoot } from './screens.js';
 import { startHost } from './host.js';
 import { readFileSync } from 'node:fs';
 
@@ -50,15 +51,20 @@ test('after a crash, a task still running from the earlier run is shown and can 
     await expect(page.getByTestId('leftover-banner')).toContainText('1 task still running from an earlier run');
     await expect(row).toHaveAttribute('data-status', 'orphaned');
     await expect(row.getByTestId('tool-exit')).toContainText('still running from an earlier run');
-    const shot = testInfo.outputPath('leftover.png');
-    await page.screenshot({ path: shot });
-    await testInfo.attach('leftover from an earlier run', { path: shot, contentType: 'image/png' });
+    // The banner sits above the transcript, in the flow: the first row starts below it, uncovered.
+    const banner = (await page.getByTestId('leftover-banner').boundingBox())!;
+    const first = (await row.boundingBox())!;
+    expect(first.y).toBeGreaterThanOrEqual(banner.y + banner.height);
+    await shoot(page, testInfo, 'leftover');
 
     await page.getByTestId('reap-leftovers').click();
     await expect(page.getByTestId('reap-result')).toContainText('Ended 1 task');
     await expect(row).toHaveAttribute('data-status', 'stopped');
     await expect(row.getByTestId('tool-exit')).toContainText('leftover of an earlier run');
     expect(running(pid)).toBe(false);
+    // The report can be put away.
+    await page.getByTestId('leftover-banner-dismiss').click();
+    await expect(page.getByTestId('leftover-banner')).toBeHidden();
   } finally {
     try {
       process.kill(-pid, 'SIGKILL');

@@ -213,9 +213,55 @@ export const contract = defineContract({
       summary: 'End every process of this session still running from an earlier run (only provably ours)',
     }),
     clearFinishedTasks: request({
-      input: BySession,
+      input: BySession.extend({
+        /** Only these (the ones the person saw when they chose Clear); every settled task when absent. */
+        taskIds: z.array(TaskIdSchema).max(100_000).optional(),
+      }).strict(),
       output: z.object({ removed: z.array(TaskIdSchema) }),
       summary: 'Drop the settled tasks of a session and their logs; running ones are untouched',
+    }),
+    scanTaskLog: request({
+      input: ByTask.extend({
+        query: z.string().min(1).max(500),
+        maxMatches: z.number().int().positive().max(5_000).default(500),
+        /** A line's first byte (an earlier scan's resumeByte), to follow a growing log; 0 by default. */
+        fromByte: z.number().int().nonnegative().optional(),
+        /** The number of the line at fromByte (an earlier scan's resumeLine). */
+        firstLine: z.number().int().positive().optional(),
+      }).strict(),
+      output: z.object({
+        matches: z.array(
+          z.object({
+            line: z.number().int().positive(),
+            byte: z.number().int().nonnegative(),
+            count: z.number().int().positive(),
+            text: z.string(),
+          }),
+        ),
+        truncated: z.boolean(),
+        /** Occurrences from fromByte to the end, the unfinished last line included. */
+        total: z.number().int().nonnegative(),
+        /** Occurrences in the lines that ended before resumeByte. */
+        settledTotal: z.number().int().nonnegative(),
+        resumeByte: z.number().int().nonnegative(),
+        resumeLine: z.number().int().positive(),
+        linesSearched: z.number().int().nonnegative(),
+      }),
+      summary: "Count and locate every occurrence in a task's whole log (for a terminal view's search), resumable",
+    }),
+    rerunTask: request({
+      input: ByTask,
+      output: ShellResultSchema,
+      summary: "Run a task's command again as the person's shell line: same command, folder and background flag",
+    }),
+    revealTaskLog: request({
+      input: ByTask,
+      output: z.object({
+        /** The desktop app showed the log in the file manager; false where it cannot (the headless host). */
+        revealed: z.boolean(),
+        path: z.string(),
+      }),
+      summary: "Show a task's log file in the file manager (desktop app); always answers its path",
     }),
   },
   events: {

@@ -7,7 +7,7 @@ import type { TaskPool } from '../pool/pool.js';
 import type { OperatorShell } from '../shell/operator-shell.js';
 import type { AgentService } from '../agent/agent-service.js';
 import { detectOllama } from '../agent/providers.js';
-import { searchLog } from '../pool/log-search.js';
+import { scanLog, searchLog } from '../pool/log-search.js';
 import { readLogRange } from '../pool/task-log.js';
 import { RenderedOutputs } from '../pool/output-cache.js';
 import { isSettled, type TaskRow } from '../../shared/schemas/task.js';
@@ -29,6 +29,8 @@ export interface HandlerDeps {
   agent: AgentService;
   settings: SettingsService;
   permissions: PermissionService;
+  /** Shows a file in the OS file manager (the desktop app's shell.showItemInFolder); absent in the headless host. */
+  revealFile?: (path: string) => void;
 }
 
 /** One handler per request of the contract; inputs arrive validated. */
@@ -156,9 +158,26 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession(sessionId);
       return pool.reap(sessionId);
     },
-    clearFinishedTasks: async ({ sessionId }) => {
+    scanTaskLog: async ({ sessionId, taskId, query, maxMatches, fromByte, firstLine }) => {
       requireSession(sessionId);
-      const removed = await pool.clearFinished(sessionId);
+      return scanLog(pool.row(sessionId, taskId).logPath, query, { maxMatches, fromByte, firstLine });
+    },
+    rerunTask: async ({ sessionId, taskId }) => {
+      requireSession(sessionId);
+      const task = pool.row(sessionId, taskId);
+      // The person chose to run it again: it runs as their shell line, in the folder it ran in.
+      return d.shell.run(sessionId, task.command, !task.foreground || task.adopted, task.cwd);
+    },
+    revealTaskLog: ({ sessionId, taskId }) => {
+      requireSession(sessionId);
+      const path = pool.row(sessionId, taskId).logPath;
+      if (!d.revealFile) return { revealed: false, path };
+      d.revealFile(path);
+      return { revealed: true, path };
+    },
+    clearFinishedTasks: async ({ sessionId, taskIds }) => {
+      requireSession(sessionId);
+      const removed = await pool.clearFinished(sessionId, taskIds);
       for (const id of removed) outputs.forget(`${sessionId}/${id}/`);
       bus.emit('tasksCleared', { sessionId, removed });
       return { removed };

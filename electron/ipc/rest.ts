@@ -6,6 +6,7 @@ import { ShellResultSchema } from '../../shared/contract.js';
 import { TaskRowSchema } from '../../shared/schemas/task.js';
 import { KeyShapeError, snake, toCamelKeys, toSnakeKeys } from './case.js';
 import { OPENAPI_PATH, openApiDocument } from './openapi.js';
+import { LOG_DOWNLOAD, sendTaskLog } from './log-download.js';
 
 export const REST_PREFIX = '/api';
 export const REST_MAX_BODY_BYTES = 1024 * 1024;
@@ -198,6 +199,8 @@ export async function handleRest(
   url: URL,
 ): Promise<void> {
   if (url.pathname === OPENAPI_PATH && req.method === 'GET') return sendOpenApi(endpoint, res);
+  const log = LOG_DOWNLOAD.exec(url.pathname);
+  if (log) return sendTaskLog(endpoint, req, res, log.slice(1).map(safeDecode), sendError);
   const matching = routes.filter((route) => route.pattern.test(url.pathname));
   if (matching.length === 0) {
     return sendError(res, new DroverError('not_found', `No API route ${url.pathname}`).toJSON());

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 
 /** Escape sequences (CSI, OSC and two-byte ones) removed for matching; the log itself is untouched. */
 const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
@@ -30,11 +31,59 @@ export interface SearchResult {
   linesSearched: number;
 }
 
+/** A matching line of a scan: where it starts in the log, and how many times the query occurs in it. */
+export interface ScanMatch extends LogMatch {
+  /** The byte offset of the line's first byte in the log. */
+  byte: number;
+  count: number;
+}
+
+export interface ScanOptions {
+  /** Lines listed at most; the rest are still counted. */
+  maxMatches: number;
+  /** Where to begin: the first byte of a line (a scan's `resumeByte`), 0 by default. */
+  fromByte?: number | undefined;
+  /** The number of the line that begins at `fromByte` (a scan's `resumeLine`), 1 by default. */
+  firstLine?: number | undefined;
+}
+
+/**
+ * A scan of a log from a line's start to its end, for a search that follows a growing log: the
+ * count of every occurrence, the matching lines (up to the cap), and where to resume. The last
+ * line is unfinished when the log does not end in a line feed; it is counted in `total` but not
+ * in `settledTotal`, and a later scan resumes at its start, so it is never counted twice.
+ */
+export interface ScanResult {
+  matches: ScanMatch[];
+  /** More lines matched than were listed. */
+  truncated: boolean;
+  /** Occurrences from `fromByte` to the end of the log, the unfinished last line included. */
+  total: number;
+  /** Occurrences in the lines that ended (a line feed) before `resumeByte`. */
+  settledTotal: number;
+  /** Where the next scan begins: the unfinished last line's first byte, or the end of the log. */
+  resumeByte: number;
+  /** The number of the line at `resumeByte`. */
+  resumeLine: number;
+  linesSearched: number;
+}
+
 /** What one `\r`-separated state of a line turned out to be. */
 interface SegmentResult {
   /** The raw text was not empty (a segment of escapes alone still counts, and shows as nothing). */
   nonEmpty: boolean;
   text: string | null;
+  /** Occurrences of the query in its visible text. */
+  count: number;
+}
+
+/** Occurrences of `needle` (lower case) in `text`, overlapping ones included as the terminal's search finds them. */
+export function countOccurrences(text: string, needle: string): number {
+  if (!needle) return 0;
+  const haystack = text.toLowerCase();
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) count++;
+  return count;
 }
 
 /**
@@ -52,6 +101,9 @@ class SegmentScanner {
   private matchAt = -1;
   private windowStart = 0;
   private window = '';
+  /** Occurrences so far, and the visible text's last needle-length-minus-one characters, for one that straddles reads. */
+  private count = 0;
+  private countTail = '';
 
   constructor(private readonly needle: string) {}
 
@@ -63,6 +115,8 @@ class SegmentScanner {
     this.recent = '';
     this.matchAt = -1;
     this.window = '';
+    this.count = 0;
+    this.countTail = '';
   }
 
   feed(text: string): void {
@@ -77,7 +131,7 @@ class SegmentScanner {
   finish(): SegmentResult {
     if (this.raw) this.take(this.raw.replace(ESCAPES, ''));
     this.raw = '';
-    return { nonEmpty: this.nonEmpty, text: this.matchAt < 0 ? null : this.shown() };
+    return { nonEmpty: this.nonEmpty, text: this.matchAt < 0 ? null : this.shown(), count: this.count };
   }
 
   private shown(): string {
@@ -91,6 +145,9 @@ class SegmentScanner {
   private take(visible: string): void {
     if (!visible) return;
     const before = this.visibleCount;
+    const counted = this.countTail + visible;
+    this.count += countOccurrences(counted, this.needle);
+    this.countTail = this.needle.length > 1 ? counted.slice(-(this.needle.length - 1)) : '';
     if (this.head.length < SHOWN_CHARS) this.head += visible.slice(0, SHOWN_CHARS - this.head.length);
     if (this.matchAt < 0) {
       // The last needle-length-minus-one characters join the new text, so a match across reads is found.
@@ -117,14 +174,16 @@ class SegmentScanner {
  * The same rule as SegmentScanner for a line read whole (the common case, kept fast): its last
  * non-empty redraw state, escapes removed, shown around the first match; null without a match.
  */
-function shownWhole(raw: string, needle: string): string | null {
+function shownWhole(raw: string, needle: string): { text: string | null; count: number } {
   const visible = (raw.includes('\r') ? (raw.split('\r').filter(Boolean).at(-1) ?? '') : raw).replace(ESCAPES, '');
   const at = visible.toLowerCase().indexOf(needle);
-  if (at < 0) return null;
-  if (visible.length <= SHOWN_CHARS) return visible;
-  if (at + needle.length <= SHOWN_CHARS) return `${visible.slice(0, SHOWN_CHARS)}…`;
+  if (at < 0) return { text: null, count: 0 };
+  const count = countOccurrences(visible, needle);
+  if (visible.length <= SHOWN_CHARS) return { text: visible, count };
+  if (at + needle.length <= SHOWN_CHARS) return { text: `${visible.slice(0, SHOWN_CHARS)}…`, count };
   const start = at - CONTEXT_BEFORE;
-  return `${start > 0 ? '…' : ''}${visible.slice(Math.max(0, start), start + SHOWN_CHARS)}${visible.length > start + SHOWN_CHARS ? '…' : ''}`;
+  const text = `${start > 0 ? '…' : ''}${visible.slice(Math.max(0, start), start + SHOWN_CHARS)}${visible.length > start + SHOWN_CHARS ? '…' : ''}`;
+  return { text, count };
 }
 
 /** Where the unread rest of an escape may begin near the end of `raw` (raw.length when none may). */
@@ -153,38 +212,65 @@ function heldFrom(raw: string): number {
  * read is an OSC longer than LONGEST_ESCAPE straddling a read boundary (see there).
  */
 export async function searchLog(path: string, query: string, maxMatches: number): Promise<SearchResult> {
+  const scan = await scanLog(path, query, { maxMatches }, true);
+  return {
+    matches: scan.matches.map(({ line, text }) => ({ line, text })),
+    truncated: scan.truncated,
+    linesSearched: scan.linesSearched,
+  };
+}
+
+/**
+ * The same search as `searchLog`, from a line's start (`fromByte`) to the end of the log, counting
+ * every occurrence past the listing cap: what a terminal view's "3 of 41" needs, and, fed its own
+ * `resumeByte` and `resumeLine`, a cheap follow-up while the log grows.
+ */
+export async function scanLog(
+  path: string,
+  query: string,
+  options: ScanOptions,
+  stopAtCap = false,
+): Promise<ScanResult> {
+  const { maxMatches, fromByte = 0, firstLine = 1 } = options;
   const needle = query.toLowerCase();
-  const matches: LogMatch[] = [];
+  const matches: ScanMatch[] = [];
   const segment = new SegmentScanner(needle);
-  let line = 0;
+  let line = firstLine - 1;
   let truncated = false;
+  let total = 0;
   /** The current line began in an earlier read, so it streams through the scanner. */
   let lineHasText = false;
   /** The last finished non-empty redraw state of the current line; what shows if nothing follows it. */
   let lastState: SegmentResult | null = null;
+  /** Where the current line began in the log, and where the next read begins. */
+  let lineStart = fromByte;
+  let readAt = fromByte;
 
   const endSegment = () => {
     const state = segment.finish();
     segment.reset();
     if (state.nonEmpty) lastState = state;
   };
-  /** Counts the line and records it when it matches; false once the cap is passed. */
+  /** Counts the line and records it when it matches; false once the cap is passed and the scan should stop. */
   const endLine = (whole?: string): boolean => {
     line++;
-    let shown: string | null;
+    let shown: { text: string | null; count: number };
     if (whole !== undefined) shown = shownWhole(whole, needle);
     else {
       endSegment();
-      shown = lastState?.text ?? null;
+      shown = { text: lastState?.text ?? null, count: lastState?.count ?? 0 };
       lastState = null;
     }
     lineHasText = false;
-    if (shown === null) return true;
+    if (shown.text === null) return true;
     if (matches.length >= maxMatches) {
       truncated = true;
-      return false;
+      if (stopAtCap) return false;
+      total += shown.count;
+      return true;
     }
-    matches.push({ line, text: shown });
+    total += shown.count;
+    matches.push({ line, byte: lineStart, count: shown.count, text: shown.text });
     return true;
   };
   /** Feeds text of one line (no `\n` in it), ending a redraw state at each `\r`. */
@@ -200,26 +286,43 @@ export async function searchLog(path: string, query: string, maxMatches: number)
     segment.feed(text.slice(from));
   };
 
-  const result = () => ({ matches, truncated, linesSearched: line });
+  const result = (): ScanResult => ({
+    matches,
+    truncated,
+    total,
+    settledTotal: total,
+    resumeByte: lineStart,
+    resumeLine: line + 1,
+    linesSearched: line - (firstLine - 1),
+  });
+  // Bytes are split at line feeds (never inside a UTF-8 character), then decoded: the offsets stay exact.
+  const decoder = new StringDecoder('utf8');
   let stream;
   try {
-    stream = createReadStream(path, { encoding: 'utf8', highWaterMark: READ_CHUNK });
-    for await (const chunk of stream as AsyncIterable<string>) {
+    stream = createReadStream(path, { start: fromByte, highWaterMark: READ_CHUNK });
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
       let from = 0;
-      for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', from)) {
+      for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, from)) {
         // A line that lies whole in this read is judged at once; one begun in an earlier read streams.
-        const text = chunk.slice(from, nl);
+        const text = decoder.write(chunk.subarray(from, nl)) + decoder.end();
         if (lineHasText) feedLine(text);
         if (!endLine(lineHasText ? undefined : text)) return result();
         from = nl + 1;
+        lineStart = readAt + from;
       }
-      feedLine(chunk.slice(from));
+      feedLine(decoder.write(chunk.subarray(from)));
+      readAt += chunk.length;
     }
   } catch {
     return result();
   } finally {
     stream?.destroy();
   }
-  if (lineHasText) endLine();
-  return result();
+  const settled = result();
+  feedLine(decoder.end());
+  if (!lineHasText) return settled;
+  // The unfinished last line: counted now, scanned again from its start next time.
+  const settledLines = line;
+  endLine();
+  return { ...settled, matches, truncated, total, linesSearched: line - (firstLine - 1), resumeLine: settledLines + 1 };
 }

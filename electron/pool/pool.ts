@@ -238,12 +238,15 @@ export class TaskPool {
     live.handle.write(data);
   }
 
-  /** Drops settled tasks (and their logs) of a session; running and queued ones stay. */
-  clearFinished(sessionId: string): Promise<string[]> {
+  /** Drops settled tasks (and their logs) of a session, only those in `only` when given; running and queued ones stay. */
+  clearFinished(sessionId: string, only?: readonly string[]): Promise<string[]> {
     const now = this.#now();
+    const chosen = only ? new Set(only) : null;
     return this.#index.remove(
       sessionId,
-      (record) => !['running', 'queued', 'orphaned'].includes(this.#row(record, now).status),
+      (record) =>
+        (!chosen || chosen.has(record.id)) &&
+        !['running', 'queued', 'orphaned'].includes(this.#row(record, now).status),
     );
   }
 

@@ -18,9 +18,10 @@ export class OperatorShell {
     this.#cwd = cwd;
   }
 
-  async run(sessionId: string, command: string, background: boolean): Promise<ShellResult> {
+  /** `cwd`: where it runs (a rerun keeps the folder of the task it repeats); the configured folder by default. */
+  async run(sessionId: string, command: string, background: boolean, cwd = this.#cwd()): Promise<ShellResult> {
     this.#sessions.get(sessionId);
-    const request = { sessionId, command, cwd: this.#cwd() };
+    const request = { sessionId, command, cwd };
     if (background) {
       const record = await this.#pool.start(request);
       this.#sessions.addToolMessage(sessionId, command, record.id);

@@ -1,0 +1,102 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServices, type Services } from '../../electron/core/services.js';
+import { startHostServer, type HostServer } from '../../electron/host/server.js';
+import { tempDir } from '../helpers.js';
+
+const TOKEN = 'test-token-actions-0123456789';
+const auth = { Authorization: `Bearer ${TOKEN}` };
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start() {
+  const dataDir = tempDir();
+  const services: Services = createServices({ dataDir, version: '1', host: 'headless', workingDir: dataDir });
+  const server: HostServer = await startHostServer({ endpoint: services, token: TOKEN, port: 0, staticDir: dataDir });
+  cleanups.push(async () => {
+    await server.close();
+    await services.shutdown();
+  });
+  const base = `http://127.0.0.1:${server.port}/api`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: auth,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+  const session = (await call('POST', '/sessions', { title: 'actions' })).body.id as string;
+  return { services, call, session, base, dataDir };
+}
+
+describe('task actions', () => {
+  it('saves the whole raw log as an attachment, only with the token', async () => {
+    const { services, call, session, base } = await start();
+    const task = (
+      await call('POST', `/sessions/${session}/shell`, {
+        command: 'for i in $(seq 1 20000); do echo "line $i"; done; printf \'\\033[1mbold\\033[0m\\n\'',
+        background: true,
+      })
+    ).body;
+    await services.pool.waitFor(task.id, 20_000);
+    const url = `${base}/sessions/${session}/background-tasks/${task.id}/log`;
+    const res = await fetch(url, { headers: auth });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${task.id}.log"`);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const text = await res.text();
+    // The whole log (far past the 256 KiB a terminal view loads), escapes as written.
+    expect(text.startsWith('line 1\n')).toBe(true);
+    expect(text).toContain('line 20000\n\u001b[1mbold\u001b[0m\n');
+    expect((await fetch(url)).status).toBe(401);
+    expect((await fetch(`${url}?token=${TOKEN}`)).status).toBe(401);
+    const missing = await fetch(`${base}/sessions/${session}/background-tasks/bg_999/log`, { headers: auth });
+    expect(missing.status).toBe(404);
+    const bad = await fetch(url, { method: 'DELETE', headers: auth });
+    expect(bad.status).toBe(405);
+    expect(bad.headers.get('allow')).toBe('GET');
+  });
+
+  it('reruns a task with its command, folder and background flag under a new id', async () => {
+    const { services, session, dataDir } = await start();
+    const folder = join(dataDir, 'elsewhere');
+    mkdirSync(folder);
+    const first = await services.handle('startTask', { sessionId: session, command: 'pwd', cwd: folder });
+    expect(first.ok).toBe(true);
+    const id = (first as { value: { id: string } }).value.id;
+    await services.pool.waitFor(id, 10_000);
+    const again = await services.handle('rerunTask', { sessionId: session, taskId: id });
+    expect(again.ok).toBe(true);
+    const row = (again as { value: { task: { id: string; cwd: string; command: string; foreground: boolean } } }).value
+      .task;
+    expect(row).toMatchObject({ command: 'pwd', cwd: folder, foreground: false });
+    expect(row.id).not.toBe(id);
+    const fg = await services.handle('runShell', { sessionId: session, command: 'echo hi', background: false });
+    const fgId = (fg as { value: { task: { id: string } } }).value.task.id;
+    const fgAgain = await services.handle('rerunTask', { sessionId: session, taskId: fgId });
+    expect((fgAgain as { value: { task: { foreground: boolean; status: string } } }).value.task).toMatchObject({
+      foreground: true,
+      status: 'succeeded',
+    });
+  });
+
+  it('clears only the tasks named, and answers the log path where it cannot reveal it', async () => {
+    const { services, session } = await start();
+    const ids: string[] = [];
+    for (const word of ['a', 'b']) {
+      const run = await services.handle('runShell', { sessionId: session, command: `echo ${word}`, background: false });
+      ids.push((run as { value: { task: { id: string } } }).value.task.id);
+    }
+    const revealed = await services.handle('revealTaskLog', { sessionId: session, taskId: ids[0] });
+    expect(revealed).toMatchObject({ ok: true, value: { revealed: false } });
+    expect((revealed as { value: { path: string } }).value.path).toMatch(/output\.log$/);
+    const cleared = await services.handle('clearFinishedTasks', { sessionId: session, taskIds: [ids[0]] });
+    expect(cleared).toMatchObject({ ok: true, value: { removed: [ids[0]] } });
+    expect(services.pool.list(session).map((task) => task.id)).toEqual([ids[1]]);
+  });
+});
