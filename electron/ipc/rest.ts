@@ -33,6 +33,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', pattern: re('/info'), request: 'appInfo', input: () => ({}) },
   { method: 'GET', pattern: re('/settings'), request: 'getSettings', input: () => ({}) },
   { method: 'PUT', pattern: re('/settings'), request: 'updateSettings', input: (_, body) => body },
+  { method: 'POST', pattern: re('/settings/test-connection'), request: 'testConnection', input: (_, body) => body },
   { method: 'GET', pattern: re('/sessions'), request: 'listSessions', input: () => ({}) },
   { method: 'POST', pattern: re('/sessions'), request: 'createSession', input: (_, body) => body, status: 201 },
   { method: 'GET', pattern: re(`/sessions/${ID}`), request: 'getSession', input: ([id]) => ({ id }) },
@@ -145,6 +146,12 @@ export const routes: readonly Route[] = [
   },
   {
     method: 'POST',
+    pattern: re(`/sessions/${ID}/background-tasks/${ID}/background`),
+    request: 'backgroundTask',
+    input: ([sessionId, taskId]) => ({ sessionId, taskId }),
+  },
+  {
+    method: 'POST',
     pattern: re(`/sessions/${ID}/shell`),
     request: 'runShell',
     input: ([sessionId], body) => ({ ...body, sessionId }),
@@ -176,7 +183,7 @@ function re(path: string): RegExp {
   return new RegExp(`^${REST_PREFIX}${path}/?$`);
 }
 
-const STATUS: Record<ErrorCode, number> = {
+export const ERROR_STATUS: Record<ErrorCode, number> = {
   invalid_input: 400,
   unknown_request: 404,
   not_found: 404,
@@ -286,7 +293,7 @@ export function sendError(res: ServerResponse, error: IpcError): void {
   if (shown.issues) shown.issues = shown.issues.map((issue) => ({ ...issue, path: snakePath(issue.path) }));
   // Only the "path: " that invalidInput writes is renamed; a path quoted elsewhere in the text stays as sent.
   if (shown.path !== undefined) shown.message = shown.message.replace(`${error.path!}: `, `${shown.path}: `);
-  sendJson(res, STATUS[error.code], { error: shown });
+  sendJson(res, ERROR_STATUS[error.code], { error: shown });
 }
 
 function snakePath(path: string): string {
