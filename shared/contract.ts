@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineContract, event, request } from './ipc/define.js';
 import { IdSchema, SessionSchema, TitleSchema } from './schemas/session.js';
 import { PublicSettingsSchema, SettingsUpdateSchema } from './schemas/settings.js';
+import { ConnectionTestRequestSchema, ConnectionTestResultSchema } from './schemas/connection-test.js';
 import { GrantSchema, PermissionAnswerSchema, PermissionRequestSchema } from './schemas/permission.js';
 import { MessageSchema, MessageTextSchema } from './schemas/message.js';
 import { StorageStateSchema } from './schemas/storage.js';
@@ -105,6 +106,11 @@ export const contract = defineContract({
       input: SettingsUpdateSchema,
       output: PublicSettingsSchema,
       summary: 'Change the settings (the API key is stored apart and never returned)',
+    }),
+    testConnection: request({
+      input: ConnectionTestRequestSchema,
+      output: ConnectionTestResultSchema,
+      summary: 'A one-token request to the saved model (or the one given) that proves its URL, key and model',
     }),
     detectLocalModel: request({
       input: Empty,

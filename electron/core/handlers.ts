@@ -87,6 +87,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     },
     getSettings: () => settings.publicView(),
     updateSettings: (change) => settings.update(change),
+    testConnection: ({ provider }) => settings.testConnection(provider),
     detectLocalModel: async () => ({ ollama: await detectOllama() }),
     listPermissions: ({ sessionId }) => {
       requireSession(sessionId);

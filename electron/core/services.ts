@@ -4,7 +4,7 @@ import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import { EventBus } from './event-bus.js';
 import { randomId } from './ids.js';
 import { createHandlers } from './handlers.js';
-import { KEY_VARIABLES, loadSettings, poolPolicyFrom, SettingsService } from './settings.js';
+import { KEY_VARIABLES, loadSettings, SettingsService } from './settings.js';
 import { instanceIdFor } from './instance.js';
 import { FileSecretStore, type SecretStore } from './secrets.js';
 import { createRouter, type Router } from '../ipc/router.js';
@@ -95,6 +95,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     options.secrets ?? new FileSecretStore(options.dataDir),
     loaded,
     options.env,
+    options.policy,
   );
 
   const databaseFile = join(options.dataDir, DATABASE_FILE);
@@ -149,12 +150,14 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     runId: randomId(),
     instanceId,
     log: warn,
-    policy: { ...poolPolicyFrom(loaded.settings), ...options.policy },
+    policy: settings.poolPolicy(),
     listener: {
       taskChanged: (task) => bus.emit('taskUpdated', { task }),
       taskOutput: (sessionId, taskId, totalBytes) => bus.emit('taskOutput', { sessionId, taskId, totalBytes }),
     },
   });
+  // A saved change applies at once: the pool reads its policy at each start, stop, cap check and wait.
+  settings.onChange(() => pool.applyPolicy(settings.poolPolicy()));
   // The gate parses with tree-sitter-bash; until the grammar is loaded, nothing is judged.
   const parserReady = loadShellParser().then(
     () => undefined,

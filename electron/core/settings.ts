@@ -2,14 +2,22 @@ import { readFileSync, renameSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DroverError, issuePath } from '../../shared/ipc/errors.js';
 import {
+  AGENT_KEYS,
+  BACKGROUND_KEYS,
   SettingsSchema,
+  type BackgroundKey,
+  type InForce,
+  type ProviderChange,
   type ProviderSettings,
   type PublicSettings,
   type Settings,
   type SettingsUpdate,
 } from '../../shared/schemas/settings.js';
+import type { ConnectionTestResult } from '../../shared/schemas/connection-test.js';
 import type { SecretStore } from './secrets.js';
-import type { PoolPolicy } from '../pool/policy.js';
+import { DEFAULT_POLICY, type PoolPolicy } from '../pool/policy.js';
+import { DEFAULT_MAX_WAKES_PER_SESSION } from '../agent/wakes.js';
+import { testConnection, type ConnectionTestOptions, type ProviderToTest } from '../agent/connection-test.js';
 import { writePrivateFileAtomic } from '../store/private-files.js';
 import { fullMessage, isNoRoom } from '../store/no-room.js';
 
@@ -48,18 +56,73 @@ export function loadSettings(dataDir: string): LoadedSettings {
   return { settings: parsed.data, problem: null };
 }
 
+/** Each `background` field of settings.json, the pool's figure it sets, and the unit the file counts in. */
+const POLICY_FIELDS: { [K in BackgroundKey]: { field: keyof PoolPolicy; scale: number } } = {
+  enabled: { field: 'enabled', scale: 1 },
+  maxConcurrent: { field: 'maxConcurrent', scale: 1 },
+  maxConcurrentTotal: { field: 'maxConcurrentTotal', scale: 1 },
+  defaultTimeoutSeconds: { field: 'defaultTimeoutSeconds', scale: 1 },
+  maxTimeoutSeconds: { field: 'maxTimeoutSeconds', scale: 1 },
+  outputBufferBytes: { field: 'outputWindowBytes', scale: 1 },
+  stopGraceSeconds: { field: 'stopGraceMs', scale: 1000 },
+  foregroundWaitSeconds: { field: 'foregroundWaitMs', scale: 1000 },
+};
+
+function toPolicy(key: BackgroundKey, value: number | boolean): number | boolean {
+  return typeof value === 'number' ? value * POLICY_FIELDS[key].scale : value;
+}
+
+function fromPolicy(key: BackgroundKey, value: number | boolean): number | boolean {
+  return typeof value === 'number' ? value / POLICY_FIELDS[key].scale : value;
+}
+
 export function poolPolicyFrom(settings: Settings): Partial<PoolPolicy> {
-  const b = settings.background ?? {};
-  const policy: Partial<PoolPolicy> = {};
-  if (b.enabled !== undefined) policy.enabled = b.enabled;
-  if (b.maxConcurrent !== undefined) policy.maxConcurrent = b.maxConcurrent;
-  if (b.maxConcurrentTotal !== undefined) policy.maxConcurrentTotal = b.maxConcurrentTotal;
-  if (b.defaultTimeoutSeconds !== undefined) policy.defaultTimeoutSeconds = b.defaultTimeoutSeconds;
-  if (b.maxTimeoutSeconds !== undefined) policy.maxTimeoutSeconds = b.maxTimeoutSeconds;
-  if (b.outputBufferBytes !== undefined) policy.outputWindowBytes = b.outputBufferBytes;
-  if (b.stopGraceSeconds !== undefined) policy.stopGraceMs = b.stopGraceSeconds * 1000;
-  if (b.foregroundWaitSeconds !== undefined) policy.foregroundWaitMs = b.foregroundWaitSeconds * 1000;
-  return policy;
+  const policy: Record<string, number | boolean> = {};
+  for (const key of BACKGROUND_KEYS) {
+    const value = settings.background?.[key];
+    if (value !== undefined) policy[POLICY_FIELDS[key].field] = toPolicy(key, value);
+  }
+  return policy as Partial<PoolPolicy>;
+}
+
+/** The pool's whole policy: the defaults, then settings.json, then what Drover was started with (tests). */
+export function policyInForce(settings: Settings, overrides: Partial<PoolPolicy> = {}): PoolPolicy {
+  return { ...DEFAULT_POLICY, ...poolPolicyFrom(settings), ...overrides };
+}
+
+/** Each tunable's value in force, its default, and where the value comes from; in the file's units. */
+export function tunablesInForce(settings: Settings, overrides: Partial<PoolPolicy> = {}): PublicSettings['inForce'] {
+  const background = {} as Record<BackgroundKey, InForce>;
+  for (const key of BACKGROUND_KEYS) {
+    const { field } = POLICY_FIELDS[key];
+    const fallback = fromPolicy(key, DEFAULT_POLICY[field]);
+    const overridden = overrides[field];
+    const stored = settings.background?.[key];
+    background[key] =
+      overridden !== undefined
+        ? { value: fromPolicy(key, overridden), default: fallback, source: 'override' }
+        : stored !== undefined
+          ? { value: stored, default: fallback, source: 'settings' }
+          : { value: fallback, default: fallback, source: 'default' };
+  }
+  const wakes = settings.agent?.maxWakesPerSession;
+  const agent = {
+    maxWakesPerSession:
+      wakes === undefined
+        ? { value: DEFAULT_MAX_WAKES_PER_SESSION, default: DEFAULT_MAX_WAKES_PER_SESSION, source: 'default' as const }
+        : { value: wakes, default: DEFAULT_MAX_WAKES_PER_SESSION, source: 'settings' as const },
+  } satisfies Record<(typeof AGENT_KEYS)[number], InForce>;
+  return { background, agent };
+}
+
+/** A section with some fields changed; null takes a field out (back to its default), and an empty section goes. */
+function merged<T extends object>(current: T | undefined, change: { [K in keyof T]?: T[K] | null }): T | undefined {
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(change)) {
+    if (value === null) delete next[key];
+    else if (value !== undefined) next[key] = value;
+  }
+  return Object.keys(next).length === 0 ? undefined : (next as T);
 }
 
 /** Environment variables the host reads a key from when none is stored. */
@@ -73,26 +136,81 @@ export class SettingsService {
   readonly #dataDir: string;
   readonly #secrets: SecretStore;
   readonly #env: NodeJS.ProcessEnv;
+  readonly #overrides: Partial<PoolPolicy>;
+  readonly #listeners = new Set<(settings: Settings) => void>();
   #settings: Settings;
   #unreadable: boolean;
+  /** Said on the page: why the file was not used, or where the unusable one was kept. */
+  #fileProblem: string | null;
 
-  constructor(dataDir: string, secrets: SecretStore, loaded: LoadedSettings, env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    dataDir: string,
+    secrets: SecretStore,
+    loaded: LoadedSettings,
+    env: NodeJS.ProcessEnv = process.env,
+    /** Figures Drover was started with that win over the file (tests); shown as such. */
+    overrides: Partial<PoolPolicy> = {},
+  ) {
     this.#dataDir = dataDir;
     this.#secrets = secrets;
     this.#env = env;
+    this.#overrides = overrides;
     this.#settings = loaded.settings;
     this.#unreadable = loaded.problem !== null;
+    this.#fileProblem = loaded.problem;
   }
 
   get current(): Settings {
     return this.#settings;
   }
 
+  /** The pool's policy from these settings; read again after every change. */
+  poolPolicy(): PoolPolicy {
+    return policyInForce(this.#settings, this.#overrides);
+  }
+
+  /** Runs `listener` after each saved change, with the settings now in force. Returns an unsubscribe. */
+  onChange(listener: (settings: Settings) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Tries the saved provider, or one typed in the form before saving; never says the key. */
+  async testConnection(
+    typed: ProviderChange | undefined,
+    options?: ConnectionTestOptions,
+  ): Promise<ConnectionTestResult> {
+    const target = this.#connectionToTest(typed);
+    if (!target) {
+      return {
+        ok: false,
+        reason: 'not_configured',
+        message: 'No model is configured: choose a provider and a model first.',
+        url: null,
+        status: null,
+      };
+    }
+    return testConnection(target.provider, target.apiKey, options);
+  }
+
+  #connectionToTest(typed: ProviderChange | undefined): { provider: ProviderToTest; apiKey: string | null } | null {
+    if (!typed) {
+      const saved = this.provider();
+      return saved && { provider: saved.settings, apiKey: saved.apiKey };
+    }
+    const { apiKey, ...provider } = typed;
+    return { provider, apiKey: apiKey === undefined ? this.#keyFor(provider.kind) : apiKey };
+  }
+
+  #keyFor(kind: ProviderSettings['kind']): string | null {
+    return this.#secrets.get() ?? this.#env[KEY_VARIABLES[kind]] ?? null;
+  }
+
   /** The provider with its key (stored first, else from the environment), or null when none is set. */
   provider(): { settings: ProviderSettings; apiKey: string | null } | null {
     const provider = this.#settings.provider;
     if (!provider) return null;
-    return { settings: provider, apiKey: this.#secrets.get() ?? this.#env[KEY_VARIABLES[provider.kind]] ?? null };
+    return { settings: provider, apiKey: this.#keyFor(provider.kind) };
   }
 
   publicView(): PublicSettings {
@@ -115,11 +233,13 @@ export class SettingsService {
       commandAllowlist: this.#settings.commandAllowlist ?? [],
       notifications: { enabled: this.#settings.notifications?.enabled ?? true },
       tasks: { passEnvironment: this.#settings.tasks?.passEnvironment ?? [] },
+      inForce: tunablesInForce(this.#settings, this.#overrides),
+      fileProblem: this.#fileProblem,
     };
   }
 
   update(change: SettingsUpdate): PublicSettings {
-    const next: Settings = { ...this.#settings };
+    const next: Settings = { ...this.#fileNow() };
     let newKey: { value: string | null; previous: string | null } | null = null;
     if (change.provider === null) delete next.provider;
     else if (change.provider) {
@@ -140,8 +260,8 @@ export class SettingsService {
         }
       }
     }
-    if (change.background) next.background = { ...next.background, ...change.background };
-    if (change.agent) next.agent = { ...next.agent, ...change.agent };
+    if (change.background) next.background = merged(next.background, change.background);
+    if (change.agent) next.agent = merged(next.agent, change.agent);
     if (change.commandAllowlist) next.commandAllowlist = change.commandAllowlist;
     if (change.notifications) next.notifications = { ...next.notifications, ...change.notifications };
     if (change.tasks) next.tasks = { ...next.tasks, ...change.tasks };
@@ -158,14 +278,33 @@ export class SettingsService {
       }
       throw error;
     }
-    this.#settings = next;
+    this.#settings = SettingsSchema.parse(next);
+    for (const listener of [...this.#listeners]) listener(this.#settings);
     return this.publicView();
+  }
+
+  /**
+   * What the file holds now, so a save keeps what was edited by hand since the start. A file
+   * that no longer parses is kept aside at the write (as one unreadable at start is), and the
+   * settings in force are the base.
+   */
+  #fileNow(): Settings {
+    const file = join(this.#dataDir, SETTINGS_FILE);
+    if (this.#unreadable || !existsSync(file)) return this.#settings;
+    const loaded = loadSettings(this.#dataDir);
+    if (loaded.problem === null) return loaded.settings;
+    this.#unreadable = true;
+    return this.#settings;
   }
 
   #write(settings: Settings): void {
     const file = join(this.#dataDir, SETTINGS_FILE);
     // A file we could not read is kept aside, never silently replaced.
-    if (this.#unreadable && existsSync(file)) renameSync(file, `${file}.unreadable-${Date.now()}`);
+    if (this.#unreadable && existsSync(file)) {
+      const aside = `${file}.unreadable-${Date.now()}`;
+      renameSync(file, aside);
+      this.#fileProblem = `settings.json could not be used, so it was kept as ${aside} and a new one was written`;
+    }
     this.#unreadable = false;
     try {
       // Private, flushed, then renamed over the old file: a save that fails leaves the old one whole.

@@ -105,6 +105,12 @@ export class TaskPool {
     return this.#draining;
   }
 
+  /** The settings changed: every later read (starts, stops, caps, waits) sees the new figures, and a raised cap starts queued tasks now. */
+  applyPolicy(policy: Partial<PoolPolicy>): void {
+    Object.assign(this.policy, policy);
+    if (!this.#draining) void this.#pump();
+  }
+
   /** Background tasks of this run now running (the caps count these), in one session or in all. */
   runningCount(sessionId?: string): number {
     return this.#scheduler.runningCount(sessionId);

@@ -1,33 +1,33 @@
 import { z } from 'zod';
 
 /** `settings.json` in the data folder. Every field is optional; absent ones keep their defaults. */
-export const BackgroundSettingsSchema = z
-  .object({
-    enabled: z.boolean(),
-    /** Per session. */
-    maxConcurrent: z.number().int().min(1).max(64),
-    /** Across every session. */
-    maxConcurrentTotal: z.number().int().min(1).max(256),
-    defaultTimeoutSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 3600),
-    maxTimeoutSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(7 * 24 * 3600),
-    outputBufferBytes: z
-      .number()
-      .int()
-      .min(4096)
-      .max(64 * 1024 * 1024),
-    stopGraceSeconds: z.number().min(0).max(300),
-    foregroundWaitSeconds: z.number().min(1).max(3600),
-  })
-  .partial()
-  .strict();
+const BackgroundFieldsSchema = z.object({
+  enabled: z.boolean(),
+  /** Per session. */
+  maxConcurrent: z.number().int().min(1).max(64),
+  /** Across every session. */
+  maxConcurrentTotal: z.number().int().min(1).max(256),
+  defaultTimeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 3600),
+  maxTimeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600),
+  outputBufferBytes: z
+    .number()
+    .int()
+    .min(4096)
+    .max(64 * 1024 * 1024),
+  stopGraceSeconds: z.number().min(0).max(300),
+  foregroundWaitSeconds: z.number().min(1).max(3600),
+});
+export const BackgroundSettingsSchema = BackgroundFieldsSchema.partial().strict();
+export type BackgroundKey = keyof typeof BackgroundFieldsSchema.shape;
+export const BACKGROUND_KEYS = Object.keys(BackgroundFieldsSchema.shape) as BackgroundKey[];
 
 export const ProviderKindSchema = z.enum(['anthropic', 'openai-compatible']);
 export type ProviderKind = z.infer<typeof ProviderKindSchema>;
@@ -47,13 +47,22 @@ const needsBaseUrl = { message: 'an OpenAI-compatible provider needs a baseUrl',
 export const ProviderSettingsSchema = ProviderFieldsSchema.refine(hasBaseUrlIfNeeded, needsBaseUrl);
 export type ProviderSettings = z.output<typeof ProviderSettingsSchema>;
 
-export const AgentSettingsSchema = z
-  .object({
-    /** Turns a session may be woken for by finishing tasks, per run of Drover. */
-    maxWakesPerSession: z.number().int().min(0).max(10_000),
-  })
-  .partial()
-  .strict();
+const AgentFieldsSchema = z.object({
+  /** Turns a session may be woken for by finishing tasks, per run of Drover. */
+  maxWakesPerSession: z.number().int().min(0).max(10_000),
+});
+export const AgentSettingsSchema = AgentFieldsSchema.partial().strict();
+export type AgentKey = keyof typeof AgentFieldsSchema.shape;
+export const AGENT_KEYS = Object.keys(AgentFieldsSchema.shape) as AgentKey[];
+
+/** The schema of one tunable field as settings.json takes it (bounds included), for checks at the page. */
+export function tunableSchema(section: 'background', key: BackgroundKey): z.ZodType;
+export function tunableSchema(section: 'agent', key: AgentKey): z.ZodType;
+export function tunableSchema(section: 'background' | 'agent', key: string): z.ZodType {
+  const shape: Record<string, z.ZodType> =
+    section === 'background' ? BackgroundFieldsSchema.shape : AgentFieldsSchema.shape;
+  return shape[key]!;
+}
 
 /** The operator's own prefixes: a command starting with one at a word boundary, adding no shell machinery, runs without asking. */
 /** Limits of the lists in settings; the Settings page checks entries against the same numbers. */
@@ -108,6 +117,18 @@ export const SettingsSchema = z
   .strict();
 export type Settings = z.infer<typeof SettingsSchema>;
 
+/** Where a value in force comes from: the built-in default, settings.json, or an override Drover was started with. */
+export const SettingSourceSchema = z.enum(['default', 'settings', 'override']);
+export type SettingSource = z.infer<typeof SettingSourceSchema>;
+const InForceSchema = z.object({
+  value: z.union([z.number(), z.boolean()]),
+  default: z.union([z.number(), z.boolean()]),
+  source: SettingSourceSchema,
+});
+export type InForce = z.infer<typeof InForceSchema>;
+const inForceOf = <K extends string>(keys: readonly K[]) =>
+  z.object(Object.fromEntries(keys.map((key) => [key, InForceSchema])) as Record<K, typeof InForceSchema>);
+
 /** What a page may see of the settings: whether a key is set and where from, never the key. */
 export const PublicSettingsSchema = z.object({
   provider: z
@@ -125,19 +146,34 @@ export const PublicSettingsSchema = z.object({
   commandAllowlist: z.array(z.string()),
   notifications: z.object({ enabled: z.boolean() }),
   tasks: z.object({ passEnvironment: z.array(z.string()) }),
+  /** Each tunable's value in force, its default and where it comes from (`background` and `agent` hold only the file's). */
+  inForce: z.object({ background: inForceOf(BACKGROUND_KEYS), agent: inForceOf(AGENT_KEYS) }),
+  /** Why settings.json was not used at start (the defaults apply; the next save keeps that file aside), or null. */
+  fileProblem: z.string().nullable(),
 });
 export type PublicSettings = z.infer<typeof PublicSettingsSchema>;
+
+/** A change to some of a section's fields; null takes a field out of settings.json, back to its default. */
+function resettable<S extends z.ZodRawShape>(fields: z.ZodObject<S>) {
+  const shape = Object.fromEntries(
+    Object.entries(fields.shape).map(([key, field]) => [key, (field as z.ZodType).nullable().optional()]),
+  );
+  return z.strictObject(shape as unknown as { [K in keyof S]: z.ZodOptional<z.ZodNullable<S[K]>> });
+}
+
+/** The model connection as a page sends it: the fields, and optionally a new key (null: no key). */
+export const ProviderChangeSchema = ProviderFieldsSchema.extend({
+  apiKey: z.string().min(1).max(4096).nullable().optional(),
+}).refine(hasBaseUrlIfNeeded, needsBaseUrl);
+export type ProviderChange = z.infer<typeof ProviderChangeSchema>;
 
 /** A change to the settings: the provider with an optional new key (null removes the stored key). */
 export const SettingsUpdateSchema = z
   .object({
     // One strict object (not an intersection, which let unknown keys through): a key it does not name is refused.
-    provider: ProviderFieldsSchema.extend({ apiKey: z.string().min(1).max(4096).nullable().optional() })
-      .refine(hasBaseUrlIfNeeded, needsBaseUrl)
-      .nullable()
-      .optional(),
-    background: BackgroundSettingsSchema.optional(),
-    agent: AgentSettingsSchema.optional(),
+    provider: ProviderChangeSchema.nullable().optional(),
+    background: resettable(BackgroundFieldsSchema).optional(),
+    agent: resettable(AgentFieldsSchema).optional(),
     commandAllowlist: CommandAllowlistSchema.optional(),
     notifications: NotificationSettingsSchema.optional(),
     tasks: TaskSettingsSchema.optional(),
