@@ -34,7 +34,6 @@ export const routes: readonly Route[] = [
   { method: 'GET', pattern: re('/settings'), request: 'getSettings', input: () => ({}) },
   { method: 'PUT', pattern: re('/settings'), request: 'updateSettings', input: (_, body) => body },
   { method: 'POST', pattern: re('/settings/test-connection'), request: 'testConnection', input: (_, body) => body },
-  { method: 'POST', pattern: re('/settings/test-connection'), request: 'testConnection', input: (_, body) => body },
   { method: 'GET', pattern: re('/sessions'), request: 'listSessions', input: () => ({}) },
   { method: 'POST', pattern: re('/sessions'), request: 'createSession', input: (_, body) => body, status: 201 },
   { method: 'GET', pattern: re(`/sessions/${ID}`), request: 'getSession', input: ([id]) => ({ id }) },
