@@ -1,4 +1,6 @@
 import type { AppInfo, PublicSettings, SettingsUpdate } from '@shared/contract.js';
+import type { ProviderChange } from '@shared/schemas/settings.js';
+import type { ConnectionTestResult } from '@shared/schemas/connection-test.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
@@ -15,6 +17,9 @@ export interface SaveFailure {
   /** Dotted, as the contract names it (`provider.baseUrl`); null when the whole change was refused. */
   path: string | null;
 }
+
+/** A figure of settings.json a person edits in place: `background.<key>` or `agent.<key>`. */
+export type TunableId = `background.${keyof PublicSettings['inForce']['background']}` | 'agent.maxWakesPerSession';
 
 /** The settings that are plain lists a person edits entry by entry. */
 export type ListSettingKey = 'commandAllowlist' | 'passEnvironment';
@@ -47,6 +52,11 @@ export class SettingsState {
   #listSaving = $state<Record<ListSettingKey, boolean>>({ commandAllowlist: false, passEnvironment: false });
   #listError = $state<Record<ListSettingKey, string | null>>({ commandAllowlist: null, passEnvironment: null });
   #containment = $state.raw<AppInfo['containment'] | null>(null);
+  #tunableSaving = $state<TunableId | null>(null);
+  #tunableErrors = $state<Partial<Record<TunableId, string>>>({});
+  #testing = $state(false);
+  #testResult = $state.raw<ConnectionTestResult | null>(null);
+  #testSeq = 0;
   #ollama = $state.raw<LocalOllama | null>(null);
   #detected = $state(false);
   #detection: Promise<void> | null = null;
@@ -120,6 +130,73 @@ export class SettingsState {
         this.#listError[key] = null;
       },
     };
+  }
+
+  /** The figure being saved now, if any. */
+  get tunableSaving(): TunableId | null {
+    return this.#tunableSaving;
+  }
+
+  /** Why the last change of this figure failed, naming the field; undefined when it did not. */
+  tunableError(id: TunableId): string | undefined {
+    return this.#tunableErrors[id];
+  }
+
+  /** Shows a problem found on the page (before anything is sent), or clears it with null. */
+  setTunableError(id: TunableId, message: string | null): void {
+    const next = { ...this.#tunableErrors };
+    if (message === null) delete next[id];
+    else next[id] = message;
+    this.#tunableErrors = next;
+  }
+
+  /** Saves one figure to settings.json, or takes it out (null: back to its default). True when stored. */
+  async saveTunable(id: TunableId, value: number | boolean | null): Promise<boolean> {
+    if (this.#tunableSaving) return false;
+    this.#tunableSaving = id;
+    this.setTunableError(id, null);
+    const [section, key] = id.split('.') as ['background' | 'agent', string];
+    try {
+      this.#stored(await this.#api.updateSettings({ [section]: { [key]: value } } as SettingsUpdate));
+      return true;
+    } catch (error) {
+      this.setTunableError(id, `Not saved: ${errorMessage(error)}`);
+      return false;
+    } finally {
+      this.#tunableSaving = null;
+    }
+  }
+
+  get testing(): boolean {
+    return this.#testing;
+  }
+
+  /** The last test's answer; cleared when the form changes what it would test. */
+  get testResult(): ConnectionTestResult | null {
+    return this.#testResult;
+  }
+
+  /** Tries the saved provider, or the one typed in the form (before saving). */
+  async testConnection(provider?: ProviderChange): Promise<void> {
+    const seq = ++this.#testSeq;
+    this.#testing = true;
+    this.#testResult = null;
+    try {
+      const result = await this.#api.testConnection(provider ? { provider } : {});
+      if (seq === this.#testSeq) this.#testResult = result;
+    } catch (error) {
+      // A refused request (a typed URL that is no URL): said the same way as a failed test.
+      if (seq === this.#testSeq)
+        this.#testResult = { ok: false, reason: 'refused', message: errorMessage(error), url: null, status: null };
+    } finally {
+      if (seq === this.#testSeq) this.#testing = false;
+    }
+  }
+
+  clearTestResult(): void {
+    this.#testSeq++;
+    this.#testing = false;
+    this.#testResult = null;
   }
 
   /** A local Ollama, once detection found one. */
