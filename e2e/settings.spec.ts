@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.js';
+import { shoot } from './screens.js';
+import { startOpenAiCompatibleServer, type FakeModelServer, type ScriptedReply } from './fake-model/index.js';
+
+let model: FakeModelServer;
+test.beforeEach(async () => {
+  model = await startOpenAiCompatibleServer();
+});
+test.afterEach(async () => {
+  await model.close();
+});
+
+/** The fake model's answer to a test: it knows one key, as a real provider does. */
+const keyed: ScriptedReply = (request) =>
+  request.headers.authorization === 'Bearer sk-good'
+    ? { text: 'p' }
+    : { status: 401, body: { error: { message: 'Incorrect API key provided' } } };
+
+async function openSettings(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await expect(page.getByTestId('connection-state')).toHaveAttribute('data-state', 'open');
+  await page.getByTestId('open-settings').click();
+}
+
+const settingsFile = (dataDir: string) =>
+  JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+
+test('Settings says Configured, and Test connection proves the key, URL and model or says what is wrong', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
+  void pageProblems;
+  await page.request.put(`${host.origin}/api/settings`, {
+    headers: { Authorization: `Bearer ${host.token}` },
+    data: { provider: { kind: 'openai-compatible', baseUrl: model.baseUrl, model: 'fake-model', apiKey: 'sk-good' } },
+  });
+  await openSettings(page, host.url);
+  // The bottom-left words are the page's link to Drover, never the model.
+  await expect(page.getByTestId('connection-state')).toHaveText('Linked to Drover');
+  const status = page.getByTestId('settings-status');
+  await expect(status).toContainText('Configured: fake-model');
+  await expect(status).toContainText(model.baseUrl);
+  await expect(status).not.toContainText('Connected');
+
+  model.enqueue(keyed);
+  await page.getByTestId('settings-test').click();
+  const result = page.getByTestId('settings-test-result');
+  await expect(result).toHaveAttribute('data-ok', 'true');
+  await expect(result).toHaveText(/^\s*Works: fake-model answered in \d+ ms\.$/);
+  expect(model.requests.at(-1)!.body).toMatchObject({ model: 'fake-model', max_tokens: 1 });
+  await result.scrollIntoViewIfNeeded();
+  await shoot(page, testInfo, 'settings-model');
+
+  // A key typed in the form is tested before it is saved, and never shown back.
+  await page.getByTestId('settings-key-replace').click();
+  await page.getByTestId('settings-api-key').fill('sk-wrong-0123456789');
+  await expect(result).toBeHidden();
+  model.enqueue(keyed);
+  await page.getByTestId('settings-test').click();
+  await expect(result).toHaveAttribute('data-reason', 'bad_key');
+  await expect(result).toContainText('Key refused');
+  await expect(result).toContainText('HTTP 401');
+  await expect(result).not.toContainText('sk-wrong');
+  await result.scrollIntoViewIfNeeded();
+  await shoot(page, testInfo, 'settings-model-bad-key');
+
+  // The model server dies: the settings still say Configured, and the test says nothing answers.
+  await model.close();
+  await page.reload();
+  await page.getByTestId('open-settings').click();
+  await expect(status).toContainText('Configured: fake-model');
+  await page.getByTestId('settings-test').click();
+  await expect(result).toHaveAttribute('data-reason', 'unreachable');
+  await expect(result).toContainText('Unreachable');
+  await expect(result).toContainText('refused');
+});
+
+test('Background tasks shows the figures in force, saves a change, refuses a bad one and resets', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
+  void pageProblems;
+  await openSettings(page, host.url);
+  const row = (id: string) => page.locator(`[data-testid="tunable"][data-id="${id}"]`);
+  const wait = row('background.foregroundWaitSeconds');
+  await expect(wait.getByTestId('tunable-value')).toHaveText('30 s');
+  await expect(wait.getByTestId('tunable-source')).toHaveText('default');
+  await expect(row('background.defaultTimeoutSeconds').getByTestId('tunable-value')).toHaveText('15 min (900 s)');
+  await expect(row('background.maxConcurrent').getByTestId('tunable-value')).toHaveText('5');
+  await expect(row('background.outputBufferBytes').getByTestId('tunable-value')).toHaveText('256 KiB (262144 bytes)');
+  await expect(row('agent.maxWakesPerSession').getByTestId('tunable-value')).toHaveText('50');
+
+  // A change is saved to settings.json and shown with its new source.
+  await wait.getByTestId('tunable-change').click();
+  await expect(wait.getByTestId('tunable-input')).toBeFocused();
+  await wait.getByTestId('tunable-input').fill('12');
+  await wait.getByTestId('tunable-input').press('Enter');
+  await expect(wait.getByTestId('tunable-value')).toHaveText('12 s');
+  await expect(wait.getByTestId('tunable-source')).toHaveText('settings.json');
+  expect(settingsFile(host.dataDir).background).toEqual({ foregroundWaitSeconds: 12 });
+
+  // It survives a reload.
+  await page.reload();
+  await page.getByTestId('open-settings').click();
+  await expect(wait.getByTestId('tunable-value')).toHaveText('12 s');
+  await expect(wait.getByTestId('tunable-source')).toHaveText('settings.json');
+
+  // A bad figure names the field and stores nothing.
+  const cap = row('background.maxConcurrent');
+  await cap.getByTestId('tunable-change').click();
+  await cap.getByTestId('tunable-input').fill('0');
+  await cap.getByTestId('tunable-save').click();
+  await expect(cap.getByTestId('tunable-error')).toContainText('Running at once in a session, at most');
+  await expect(cap.getByTestId('tunable-error')).toContainText('background.maxConcurrent');
+  await expect(cap.getByTestId('tunable-error')).toContainText('from 1 to 64');
+  await expect(cap.getByTestId('tunable-input')).toHaveAttribute('aria-invalid', 'true');
+  expect(settingsFile(host.dataDir).background).toEqual({ foregroundWaitSeconds: 12 });
+  await cap.getByTestId('tunable-input').scrollIntoViewIfNeeded();
+  await shoot(page, testInfo, 'settings-background-error');
+  // The host checks with the same schema: a figure sent past the page is refused naming the field.
+  const refused = await page.request.put(`${host.origin}/api/settings`, {
+    headers: { Authorization: `Bearer ${host.token}` },
+    data: { background: { max_concurrent: 65 } },
+  });
+  expect(refused.status()).toBe(400);
+  expect((await refused.json()).error.path).toBe('background.max_concurrent');
+  await cap.getByTestId('tunable-input').press('Escape');
+  await expect(cap.getByTestId('tunable-error')).toBeHidden();
+
+  await wait.scrollIntoViewIfNeeded();
+  await shoot(page, testInfo, 'settings-background');
+
+  // Reset takes the figure out of the file: the default again.
+  await wait.getByTestId('tunable-reset').click();
+  await expect(wait.getByTestId('tunable-value')).toHaveText('30 s');
+  await expect(wait.getByTestId('tunable-source')).toHaveText('default');
+  await expect(wait.getByTestId('tunable-reset')).toBeHidden();
+  expect(settingsFile(host.dataDir).background).toBeUndefined();
+});
