@@ -176,6 +176,12 @@ export const contract = defineContract({
       output: TaskWithOutputSchema.extend({ alreadySettled: z.boolean() }),
       summary: 'Stop a task and its whole process group; a settled task is returned as it is',
     }),
+    backgroundTask: request({
+      input: ByTask,
+      output: z.object({ task: TaskRowSchema }),
+      summary:
+        'Hand a running foreground command (a ! line, a foreground tool call) to the background now, as the wait would at its end',
+    }),
     readTaskLog: request({
       input: ByTask.extend({ fromByte: z.number().int().nonnegative().optional() }).strict(),
       output: z.object({

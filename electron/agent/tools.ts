@@ -2,6 +2,7 @@ import type { Outcome } from '../permissions/permission-service.js';
 import { z } from 'zod';
 import { DroverError } from '../../shared/ipc/errors.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
+import type { ToolDisplay } from '../../shared/schemas/message.js';
 import {
   ListTasksInput,
   ReadTaskOutputInput,
@@ -10,10 +11,18 @@ import {
   StopTaskInput,
 } from '../../shared/schemas/tools.js';
 import type { TaskPool } from '../pool/pool.js';
-import { adoptionNotice, formatDuration, refusedAdoptionNotice } from '../pool/adoption.js';
-import { countLogNewlines, readLogRange } from '../pool/task-log.js';
-import { renderTerminalText } from '../pool/terminal-text.js';
+import {
+  adoptionNotice,
+  ForegroundHandovers,
+  formatDuration,
+  movedDisplay,
+  refusedAdoptionNotice,
+  requestedAdoptionNotice,
+} from '../pool/adoption.js';
+import { INLINE_OUTPUT_MAX_CHARS, omittedNote, readInlineOutput } from './inline-output.js';
 import { fence } from './fence.js';
+
+export { INLINE_OUTPUT_MAX_CHARS };
 
 export interface ToolContext {
   sessionId: string;
@@ -29,6 +38,8 @@ export interface ToolContext {
 export interface ToolOutcome {
   /** What the model is told. */
   text: string;
+  /** What the person is shown instead: the same facts, in their words (no fences, no advice to the model). */
+  display?: ToolDisplay;
   /** The call did not do what was asked (the command was rejected or not run). */
   failed?: boolean;
   /** The person rejected the command: it never ran. */
@@ -92,77 +103,11 @@ function failureWarning(row: TaskRow): string {
   return ['failed', 'timed_out', 'stopped'].includes(row.status) ? `\nThis task did NOT succeed (${row.status}).` : '';
 }
 
-/** What of a log the model sees inline, and exactly what of the whole log it leaves out. */
-/** Output the model may see inline; the newest part matters most (verdicts, final errors). */
-export const INLINE_OUTPUT_MAX_CHARS = 30_000;
-
-interface InlineOutput {
-  text: string;
-  omittedBytes: number;
-  omittedLines: number;
-  /** The shown part starts inside a line: one line alone was longer than the inline limit. */
-  startsMidLine: boolean;
-}
-
-/** A render over the limit is retried on at most this share of its bytes, so a few renders suffice. */
-const INLINE_RETRY_SHARE_MAX = 0.9;
-
-/**
- * The newest part of a log that renders within the inline limit, cut where a line starts (inside
- * a line only when one line alone is too long), with the bytes and lines of the whole log before
- * the cut, counted exactly. Only the tail is read; lines are counted by streaming. A running
- * task's log is read as far as it is on disk.
- */
-async function readInlineOutput(logPath: string, windowBytes: number, tailLines?: number): Promise<InlineOutput> {
-  const tail = await readLogRange(logPath, undefined, windowBytes);
-  const bytes = tail.bytes;
-  // Of a window that starts inside the log, the first byte only tells whether the next starts a line.
-  const earliest = tail.fromByte === 0 ? 0 : 1;
-  let cut = tailLines === undefined ? lineStartFrom(bytes, earliest) : newestLinesStart(bytes, tailLines, earliest);
-  let text = await renderTerminalText(bytes.subarray(cut));
-  while (text.length > INLINE_OUTPUT_MAX_CHARS) {
-    const keep = Math.floor(
-      (bytes.length - cut) * Math.min(INLINE_RETRY_SHARE_MAX, INLINE_OUTPUT_MAX_CHARS / text.length),
-    );
-    // A line start soon after the aim is taken; one far after it would hide the end of a long line.
-    cut = lineStartFrom(bytes, bytes.length - keep, keep / 2);
-    text = await renderTerminalText(bytes.subarray(cut));
-  }
-  const omittedBytes = tail.fromByte + cut;
-  const startsMidLine = omittedBytes > 0 && bytes[cut - 1] !== 0x0a;
-  return { text, omittedBytes, omittedLines: await countLogNewlines(logPath, omittedBytes), startsMidLine };
-}
-
-/** The first line start in `at` … `at + slack`; else (inside a line too long) the first character start from `at`. */
-function lineStartFrom(bytes: Buffer, at: number, slack = Infinity): number {
-  if (at === 0 || bytes[at - 1] === 0x0a) return at;
-  const newline = bytes.indexOf(0x0a, at);
-  if (newline !== -1 && newline + 1 < bytes.length && newline + 1 - at <= slack) return newline + 1;
-  let start = at;
-  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++;
-  return start;
-}
-
-/** Where the newest `count` lines begin (a final newline ends the last line, it starts none). */
-function newestLinesStart(bytes: Buffer, count: number, earliest: number): number {
-  let position = bytes[bytes.length - 1] === 0x0a ? bytes.length - 1 : bytes.length;
-  for (let found = 0; found < count; found++) {
-    position = position > 0 ? bytes.lastIndexOf(0x0a, position - 1) : -1;
-    if (position === -1) return lineStartFrom(bytes, earliest);
-  }
-  return position + 1;
-}
-
-/** Drover's own words, outside the fence: how much of the whole log the model is not shown. */
-function omittedNote(shown: InlineOutput, logPath: string): string {
-  if (shown.omittedBytes === 0) return '';
-  const counted = (n: number, unit: string) => `${n.toLocaleString('en-US')} ${unit}${n === 1 ? '' : 's'}`;
-  const lines = `${counted(shown.omittedLines, 'line')}${shown.startsMidLine ? ' and the start of the next' : ''}`;
-  return `[The first ${counted(shown.omittedBytes, 'byte')} (${lines}) of the log are not shown; the full log is ${logPath}]\n`;
-}
-
 /** The model's background tools over the pool. One canonical name each; other agents' names are aliases. */
-export function backgroundTools(pool: TaskPool): AgentTool[] {
+export function backgroundTools(
+  pool: TaskPool,
+  handovers: ForegroundHandovers = new ForegroundHandovers(),
+): AgentTool[] {
   // Read from the log on disk, which holds every byte, so the note can count the whole of it.
   const output = async (row: TaskRow, tailLines?: number) => {
     const shown = await readInlineOutput(row.logPath, pool.policy.persistedReadBytes, tailLines);
@@ -188,6 +133,11 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
         return {
           failed: true,
           rejected: permission.rejected === true,
+          display: {
+            kind: 'not_run',
+            rejected: permission.rejected === true,
+            reason: permission.rejected === true ? null : permission.reason,
+          },
           text:
             permission.rejected === true
               ? `Not run: the person rejected \`${args.command}\`. Do not run it again, or a variant of it, unless they ask you to.`
@@ -208,6 +158,7 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
         const started = pool.row(context.sessionId, record.id);
         return {
           taskId: record.id,
+          display: { kind: 'started', taskId: record.id },
           text: [
             `Started background task ${started.id}: ${started.status}${started.pid ? `, pid ${started.pid}` : ''}, in ${started.cwd}.`,
             `Hard timeout ${formatDuration(started.timeoutSeconds)}. Log: ${started.logPath}.`,
@@ -223,24 +174,46 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
       const record = await pool.startForeground(request);
       context.onTask?.(record.id);
       const waitMs = pool.policy.foregroundWaitMs;
-      const settled = await pool.waitFor(record.id, waitMs, context.signal);
+      const handover = handovers.wait(record.id);
+      let settled: unknown;
+      try {
+        settled = await Promise.race([pool.waitFor(record.id, waitMs, context.signal), handover.requested]);
+      } finally {
+        handover.done();
+      }
+      const follow = (id: string) => ({ read: `read_task_output task_id="${id}"`, stop: `stop_task task_id="${id}"` });
+      if (settled === 'moved') {
+        // The person pressed "Background": already adopted, told as the timed handover tells it.
+        const moved = pool.row(context.sessionId, record.id);
+        return {
+          taskId: record.id,
+          display: movedDisplay(moved, moved.elapsedSeconds, true),
+          text: `${requestedAdoptionNotice(moved, follow(moved.id))}\nOutput so far:\n${await output(moved)}`,
+        };
+      }
       if (settled) {
         const done = pool.row(context.sessionId, record.id);
-        return { taskId: record.id, text: `${statusLine(done)}${failureWarning(done)}\n${await output(done)}` };
+        return {
+          taskId: record.id,
+          display: { kind: 'ran' },
+          text: `${statusLine(done)}${failureWarning(done)}\n${await output(done)}`,
+        };
       }
       const refused = context.signal.aborted ? 'the turn was cancelled' : pool.adopt(record.id);
       if (refused === null) {
         const adopted = pool.row(context.sessionId, record.id);
-        const notice = adoptionNotice(adopted, waitMs, {
-          read: `read_task_output task_id="${adopted.id}"`,
-          stop: `stop_task task_id="${adopted.id}"`,
-        });
-        return { taskId: record.id, text: `${notice}\nOutput so far:\n${await output(adopted)}` };
+        const notice = adoptionNotice(adopted, waitMs, follow(adopted.id));
+        return {
+          taskId: record.id,
+          display: movedDisplay(adopted, waitMs / 1000, false),
+          text: `${notice}\nOutput so far:\n${await output(adopted)}`,
+        };
       }
       await pool.stop(context.sessionId, record.id, context.signal.aborted ? 'cancelled' : 'refused', refused);
       const ended = pool.row(context.sessionId, record.id);
       return {
         taskId: record.id,
+        display: { kind: 'not_moved', reason: refused },
         text: `${refusedAdoptionNotice(ended, refused, 'Run it with background: true instead.')}\n${await output(ended)}`,
       };
     },
@@ -256,7 +229,7 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
       const rows = pool
         .list(context.sessionId)
         .filter((task) => args.include_settled || task.running || task.status === 'queued' || task.leftover);
-      if (rows.length === 0) return { text: 'No tasks in this session.' };
+      if (rows.length === 0) return { display: { kind: 'listed', count: 0 }, text: 'No tasks in this session.' };
       const lines = rows.map((task) =>
         [
           `${task.id} [${task.status}${task.leftover ? ', still running from an earlier run' : ''}]`,
@@ -275,7 +248,7 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
           .filter(Boolean)
           .join(' | '),
       );
-      return { text: lines.join('\n') };
+      return { display: { kind: 'listed', count: rows.length }, text: lines.join('\n') };
     },
   };
 
@@ -315,6 +288,11 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
         head.push(`Still running after waiting ${args.timeout_seconds} s; wait again or keep working.`);
       return {
         taskId: current.id,
+        display: {
+          kind: 'read',
+          finished: retrieval === 'success',
+          waitedSeconds: args.wait && retrieval !== 'success' ? args.timeout_seconds : null,
+        },
         text: `${head.join('\n')}${failureWarning(current)}\n${await output(current, args.tail_lines)}`,
       };
     },
@@ -333,9 +311,14 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
       if (wasSettled)
         return {
           taskId: after.id,
+          display: { kind: 'stopped', alreadySettled: true },
           text: `Task ${after.id} had already settled: ${statusLine(after)}. Nothing was stopped.`,
         };
-      return { taskId: after.id, text: `Stopped. ${statusLine(after)}.` };
+      return {
+        taskId: after.id,
+        display: { kind: 'stopped', alreadySettled: false },
+        text: `Stopped. ${statusLine(after)}.`,
+      };
     },
   };
 
@@ -351,7 +334,9 @@ export function backgroundTools(pool: TaskPool): AgentTool[] {
         ...report.reaped.map((entry) => `Ended ${entry.taskId} (pids ${entry.pids.join(', ')}).`),
         ...report.untouched.map((entry) => `Left ${entry.taskId} alone: ${entry.reason}.`),
       ];
-      return { text: lines.length ? lines.join('\n') : 'No leftovers from earlier runs in this session.' };
+      const text = lines.length ? lines.join('\n') : 'No leftovers from earlier runs in this session.';
+      // Drover's own words, nothing addressed to the model: the person reads the same.
+      return { display: { kind: 'text', text }, text };
     },
   };
 

@@ -5,6 +5,7 @@ import type { Handlers } from '../ipc/router.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 import type { TaskPool } from '../pool/pool.js';
 import type { OperatorShell } from '../shell/operator-shell.js';
+import type { TaskSnapshots } from '../sessions/task-snapshots.js';
 import type { AgentService } from '../agent/agent-service.js';
 import { detectOllama } from '../agent/providers.js';
 import { scanLog, searchLog } from '../pool/log-search.js';
@@ -26,6 +27,8 @@ export interface HandlerDeps {
   sessions: SessionsService;
   pool: TaskPool;
   shell: OperatorShell;
+  /** Keeps tool rows whole before their tasks are forgotten. */
+  snapshots: TaskSnapshots;
   agent: AgentService;
   settings: SettingsService;
   permissions: PermissionService;
@@ -129,6 +132,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       const task = pool.row(sessionId, taskId);
       return { task, output: await readOutput(task, tail) };
     },
+    backgroundTask: ({ sessionId, taskId }) => ({ task: d.shell.background(sessionId, taskId) }),
     stopTask: async ({ sessionId, taskId }) => {
       requireSession(sessionId);
       const { wasSettled } = await pool.stop(sessionId, taskId);
@@ -178,6 +182,8 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     },
     clearFinishedTasks: async ({ sessionId, taskIds }) => {
       requireSession(sessionId);
+      // The transcript keeps what its rows showed before the tasks and their logs go.
+      await d.snapshots.beforeForget(sessionId, taskIds);
       const removed = await pool.clearFinished(sessionId, taskIds);
       for (const id of removed) outputs.forget(`${sessionId}/${id}/`);
       bus.emit('tasksCleared', { sessionId, removed });

@@ -19,6 +19,8 @@ import { CommandRunner } from '../pool/command-runner.js';
 import { TaskPool } from '../pool/pool.js';
 import type { PoolPolicy } from '../pool/policy.js';
 import { OperatorShell } from '../shell/operator-shell.js';
+import { ForegroundHandovers } from '../pool/adoption.js';
+import { TaskSnapshots } from '../sessions/task-snapshots.js';
 import { unixInspector, windowsInspector, type ProcessInspector } from '../process/inspector.js';
 import { markFor } from '../process/identity.js';
 import { MarkScan } from '../process/mark-scan.js';
@@ -174,11 +176,16 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
       return settings.current.commandAllowlist ?? [];
     },
   });
+  // A foreground run waits on one registry, so "Background" reaches the `!` line and the model's call alike.
+  const handovers = new ForegroundHandovers();
+  // Tool rows keep what they showed of their tasks, so Clear never empties the transcript.
+  const snapshots = new TaskSnapshots({ sessions, source: pool, log: warn });
+  const stopSnapshots = bus.subscribe(snapshots.listener);
   const agent = new AgentService({
     permit: (request, signal, onAsk) => permissions.check(request, signal, onAsk),
     sessions,
     bus,
-    tools: backgroundTools(pool),
+    tools: backgroundTools(pool, handovers),
     cwd: () => options.workingDir,
     model: () => {
       const provider = settings.provider();
@@ -212,7 +219,8 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     bus,
     sessions,
     pool,
-    shell: new OperatorShell(pool, sessions, () => options.workingDir),
+    shell: new OperatorShell(pool, sessions, () => options.workingDir, handovers),
+    snapshots,
     agent,
     settings,
     permissions,
@@ -246,6 +254,8 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     shutdown() {
       closing ??= (async () => {
         stopWakes();
+        stopSnapshots();
+        snapshots.dispose();
         wakes.dispose();
         await agent.dispose();
         await pool.drain(warn);

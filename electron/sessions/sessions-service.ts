@@ -65,6 +65,11 @@ export class SessionsService {
     return this.#messages.list(sessionId);
   }
 
+  /** The tool rows that stand for or concern a task, oldest first. */
+  rowsOfTask(sessionId: string, taskId: string): Message[] {
+    return this.#messages.byTask(sessionId, taskId);
+  }
+
   /** Any transcript row (the agent's text and tool calls); announced to every client. */
   append(message: Omit<NewMessage, 'now'>): Message {
     this.get(message.sessionId);

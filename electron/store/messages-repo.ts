@@ -3,9 +3,13 @@ import { z } from 'zod';
 import {
   MessageStatusSchema,
   RoleSchema,
+  TaskSnapshotSchema,
+  ToolDisplaySchema,
   type Message,
   type MessageStatus,
   type Role,
+  type TaskSnapshot,
+  type ToolDisplay,
 } from '../../shared/schemas/message.js';
 import { parseRow, TimestampSchema } from './rows.js';
 
@@ -19,13 +23,27 @@ const MessageRowSchema = z.object({
   tool_call_id: z.string().nullable(),
   tool_args: z.string().nullable(),
   tool_result: z.string().nullable(),
+  tool_display: z.string().nullable(),
+  task_snapshot: z.string().nullable(),
   status: MessageStatusSchema,
   automated: z.number(),
   created_at: TimestampSchema,
 });
 
 const COLUMNS =
-  'id, session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, status, automated, created_at';
+  'id, session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, tool_display, task_snapshot, status, automated, created_at';
+
+/** A damaged JSON column is named, like a damaged row: the transcript never shows a silent gap. */
+function parseJsonColumn<S extends z.ZodType>(schema: S, what: string, raw: string | null): z.output<S> | null {
+  if (raw === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new Error(`The stored ${what} is damaged (not JSON)`);
+  }
+  return parseRow(schema, what, value);
+}
 
 function toMessage(row: unknown): Message {
   const r = parseRow(MessageRowSchema, 'message', row);
@@ -47,6 +65,8 @@ function toMessage(row: unknown): Message {
     toolCallId: r.tool_call_id,
     toolArgs,
     toolResult: r.tool_result,
+    display: parseJsonColumn(ToolDisplaySchema, `result wording of message ${r.id}`, r.tool_display),
+    taskSnapshot: parseJsonColumn(TaskSnapshotSchema, `task snapshot of message ${r.id}`, r.task_snapshot),
     status: r.status,
     automated: r.automated === 1,
     createdAt: new Date(r.created_at).toISOString(),
@@ -63,6 +83,7 @@ export interface NewMessage {
   toolCallId?: string | null;
   toolArgs?: unknown;
   toolResult?: string | null;
+  display?: ToolDisplay | null;
   status?: MessageStatus;
   automated?: boolean;
 }
@@ -71,6 +92,8 @@ export interface MessagePatch {
   text?: string;
   taskId?: string | null;
   toolResult?: string | null;
+  display?: ToolDisplay | null;
+  taskSnapshot?: TaskSnapshot | null;
   status?: MessageStatus;
 }
 
@@ -80,6 +103,7 @@ export class MessagesRepo {
   readonly #get: Statement;
   readonly #update: Statement;
   readonly #settle: Statement;
+  readonly #byTask: Statement;
 
   constructor(db: Database) {
     this.#settle = db.prepare(
@@ -87,12 +111,16 @@ export class MessagesRepo {
     );
     this.#list = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id`);
     this.#insert = db.prepare(
-      `INSERT INTO messages (session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, status, automated, created_at)
-       VALUES (@session_id, @role, @text, @task_id, @tool_name, @tool_call_id, @tool_args, @tool_result, @status, @automated, @created_at)`,
+      `INSERT INTO messages (session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, tool_display, status, automated, created_at)
+       VALUES (@session_id, @role, @text, @task_id, @tool_name, @tool_call_id, @tool_args, @tool_result, @tool_display, @status, @automated, @created_at)`,
     );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE id = ?`);
+    this.#byTask = db.prepare(
+      `SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND task_id = ? AND role = 'tool' ORDER BY id`,
+    );
     this.#update = db.prepare(
-      'UPDATE messages SET text = @text, task_id = @task_id, tool_result = @tool_result, status = @status WHERE id = @id',
+      `UPDATE messages SET text = @text, task_id = @task_id, tool_result = @tool_result, tool_display = @tool_display,
+       task_snapshot = @task_snapshot, status = @status WHERE id = @id`,
     );
   }
 
@@ -107,6 +135,11 @@ export class MessagesRepo {
    */
   list(sessionId: string): Message[] {
     return this.#list.all(sessionId).map(toMessage);
+  }
+
+  /** The tool rows of a session that stand for or concern a task, oldest first. */
+  byTask(sessionId: string, taskId: string): Message[] {
+    return this.#byTask.all(sessionId, taskId).map(toMessage);
   }
 
   get(id: number): Message | undefined {
@@ -124,6 +157,7 @@ export class MessagesRepo {
       tool_call_id: message.toolCallId ?? null,
       tool_args: message.toolArgs === undefined ? null : JSON.stringify(message.toolArgs),
       tool_result: message.toolResult ?? null,
+      tool_display: jsonOrNull(message.display ?? null),
       status: message.status ?? 'done',
       automated: message.automated ? 1 : 0,
       created_at: message.now,
@@ -139,8 +173,14 @@ export class MessagesRepo {
       text: patch.text ?? current.text,
       task_id: patch.taskId === undefined ? current.taskId : patch.taskId,
       tool_result: patch.toolResult === undefined ? current.toolResult : patch.toolResult,
+      tool_display: jsonOrNull(patch.display === undefined ? current.display : patch.display),
+      task_snapshot: jsonOrNull(patch.taskSnapshot === undefined ? current.taskSnapshot : patch.taskSnapshot),
       status: patch.status ?? current.status,
     });
     return this.get(id)!;
   }
+}
+
+function jsonOrNull(value: TaskSnapshot | ToolDisplay | null): string | null {
+  return value === null ? null : JSON.stringify(value);
 }

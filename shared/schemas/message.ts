@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IdSchema, TimestampSchema } from './session.js';
+import { TaskOutputSchema, TaskStatusSchema } from './task.js';
 
 export const MESSAGE_TEXT_MAX = 100_000;
 
@@ -19,6 +20,65 @@ export const MessageStatusSchema = z.enum([
 ]);
 export type MessageStatus = z.infer<typeof MessageStatusSchema>;
 
+/**
+ * How much of a task's output a tool row keeps with the message once the task settles: the newest
+ * 200 lines, and at most 32 KiB of them. The row shows about 40 lines and "Show more" asks for more,
+ * so 200 lines cover what a person reads there, while 1,000 commands add at most 32 MiB to the store.
+ */
+export const SNAPSHOT_OUTPUT_LINES = 200;
+export const SNAPSHOT_OUTPUT_BYTES = 32 * 1024;
+
+/**
+ * What a tool row showed of its task, kept with the message so the transcript stays whole when the
+ * task leaves the tasks panel (Clear, a deleted log). The output is the rendered tail, untrusted:
+ * shown inert, like the live output.
+ */
+export const TaskSnapshotSchema = z.object({
+  taskId: z.string(),
+  command: z.string(),
+  status: TaskStatusSchema,
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  exitNote: z.string().nullable(),
+  error: z.string().nullable(),
+  startedAt: TimestampSchema.nullable(),
+  endedAt: TimestampSchema.nullable(),
+  elapsedSeconds: z.number().nonnegative(),
+  foreground: z.boolean(),
+  adopted: z.boolean(),
+  /** The newest part of the output (`truncated`: earlier output is not kept here). */
+  output: TaskOutputSchema,
+  takenAt: TimestampSchema,
+});
+export type TaskSnapshot = z.infer<typeof TaskSnapshotSchema>;
+
+/**
+ * What a tool call or shell line came to, as facts the page words for the person (the model's
+ * `toolResult` is worded for the model: fences, tool names, advice). `ran`: the row's task is the
+ * whole answer (its status, exit and output show).
+ */
+export const ToolDisplaySchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('ran') }),
+  z.object({ kind: z.literal('started'), taskId: z.string() }),
+  /** A foreground run handed to the background: after its wait, or at once when the person asked. */
+  z.object({
+    kind: z.literal('moved'),
+    taskId: z.string(),
+    afterSeconds: z.number().nonnegative(),
+    timeoutSeconds: z.number().int().positive(),
+    requested: z.boolean(),
+  }),
+  /** Nothing could take the run over, so it was stopped. */
+  z.object({ kind: z.literal('not_moved'), reason: z.string() }),
+  z.object({ kind: z.literal('not_run'), rejected: z.boolean(), reason: z.string().nullable() }),
+  z.object({ kind: z.literal('read'), finished: z.boolean(), waitedSeconds: z.number().nonnegative().nullable() }),
+  z.object({ kind: z.literal('listed'), count: z.number().int().nonnegative() }),
+  z.object({ kind: z.literal('stopped'), alreadySettled: z.boolean() }),
+  /** Drover's own plain words (no child output, nothing addressed to the model). */
+  z.object({ kind: z.literal('text'), text: z.string() }),
+]);
+export type ToolDisplay = z.infer<typeof ToolDisplaySchema>;
+
 export const MessageSchema = z.object({
   id: z.number().int().positive(),
   sessionId: IdSchema,
@@ -32,6 +92,10 @@ export const MessageSchema = z.object({
   toolCallId: z.string().nullable(),
   toolArgs: z.unknown().nullable(),
   toolResult: z.string().nullable(),
+  /** What the call or shell line came to, for the person; null until it answers, and in older rows. */
+  display: ToolDisplaySchema.nullable(),
+  /** The task as the row last showed it, kept once it settles; null before then and in older rows. */
+  taskSnapshot: TaskSnapshotSchema.nullable(),
   status: MessageStatusSchema,
   /** Part of a turn Drover started on its own (a wake-up when a task finished). */
   automated: z.boolean(),

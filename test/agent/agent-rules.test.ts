@@ -34,6 +34,8 @@ function message(patch: Partial<Message>): Message {
     toolCallId: null,
     toolArgs: null,
     toolResult: null,
+    display: null,
+    taskSnapshot: null,
     status: 'done',
     automated: false,
     createdAt: new Date(0).toISOString(),

@@ -5,6 +5,7 @@ import { m0003Tasks } from './0003-tasks.js';
 import { m0004AgentMessages } from './0004-agent-messages.js';
 import { m0005Instance } from './0005-instance.js';
 import { m0006Heartbeat } from './0006-heartbeat.js';
+import { m0007ToolHistory } from './0007-tool-history.js';
 
 export interface Migration {
   /** Becomes `PRAGMA user_version` once applied; strictly increasing from 1. */
@@ -20,4 +21,5 @@ export const migrations: readonly Migration[] = [
   m0004AgentMessages,
   m0005Instance,
   m0006Heartbeat,
+  m0007ToolHistory,
 ];

@@ -116,7 +116,7 @@ export function durationLabel(seconds: number): string {
 }
 
 /** How a settled task ended, shell style: "exit 1 · no matches found", "exit 143 · SIGTERM". Null while it runs. */
-export function exitLabel(task: TaskRow): string | null {
+export function exitLabel(task: Pick<TaskRow, 'status' | 'exitCode' | 'signal' | 'exitNote'>): string | null {
   if (task.status === 'queued' || task.status === 'running') return null;
   const parts: string[] = [];
   if (task.exitCode !== null) parts.push(`exit ${task.exitCode}`);

@@ -1,3 +1,4 @@
+import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { Message } from '@shared/contract.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
@@ -20,6 +21,9 @@ export class TranscriptState {
   #sending = $state(false);
   #postError = $state<string | null>(null);
   #loadSeq = 0;
+  /** Foreground commands being handed to the background at the person's request, and why one was not. */
+  readonly #moving = new SvelteSet<string>();
+  readonly #moveErrors = new SvelteMap<string, string>();
   /** Messages delivered by events during the load in flight, replayed onto its answer. */
   #pending: Message[] | null = null;
 
@@ -114,6 +118,33 @@ export class TranscriptState {
       return false;
     } finally {
       this.#sending = false;
+    }
+  }
+
+  isMoving(taskId: string): boolean {
+    return this.#moving.has(taskId);
+  }
+
+  moveError(taskId: string): string | null {
+    return this.#moveErrors.get(taskId) ?? null;
+  }
+
+  /**
+   * "Background" on a running foreground command: hands it to the background now, as the wait
+   * would at its end. The row learns the outcome from the task's and the message's events.
+   */
+  async moveToBackground(taskId: string): Promise<boolean> {
+    if (this.#moving.has(taskId)) return false;
+    this.#moving.add(taskId);
+    this.#moveErrors.delete(taskId);
+    try {
+      await this.#api.backgroundTask({ sessionId: this.#sessionId, taskId });
+      return true;
+    } catch (error) {
+      this.#moveErrors.set(taskId, errorMessage(error));
+      return false;
+    } finally {
+      this.#moving.delete(taskId);
     }
   }
 
