@@ -66,7 +66,8 @@ test('the focus never drops to the page: into the panel, back from a task, out o
   // Open the task from its card with the keyboard: the focus lands on "back", not the body.
   await page.keyboard.press('Tab');
   const open = page.getByTestId('task-card').first().locator('button').first();
-  while (!(await open.evaluate((element) => element === document.activeElement))) await page.keyboard.press('Tab');
+  while (!(await open.evaluate((element) => element === element.ownerDocument.activeElement)))
+    await page.keyboard.press('Tab');
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('task-view-back')).toBeFocused();
 
@@ -74,7 +75,9 @@ test('the focus never drops to the page: into the panel, back from a task, out o
   const terminal = page.getByTestId('task-terminal');
   await terminal.click();
   await expect(terminal.locator('textarea')).toBeFocused();
-  const ring = await terminal.evaluate((element) => getComputedStyle(element).outlineStyle);
+  const ring = await terminal.evaluate(
+    (element) => element.ownerDocument.defaultView!.getComputedStyle(element).outlineStyle,
+  );
   expect(ring).toBe('solid');
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('task-view')).toBeVisible();
@@ -87,7 +90,7 @@ test('the focus never drops to the page: into the panel, back from a task, out o
   await page.keyboard.press('Escape');
   await expect(panel).toBeHidden();
   await expect(composer).toBeFocused();
-  expect(await page.evaluate(() => document.activeElement === document.body)).toBe(false);
+  expect(await page.evaluate('document.activeElement === document.body')).toBe(false);
 });
 
 test('small things: one "No sessions yet", no token in the address bar, clean titles, a delete that names what it stops', async ({
@@ -104,7 +107,7 @@ test('small things: one "No sessions yet", no token in the address bar, clean ti
 
   // The token is kept for this tab, not in the address bar or the history.
   expect(page.url()).not.toContain('token');
-  expect(await page.evaluate(() => location.href)).not.toContain(host.token);
+  expect(await page.evaluate<string>('location.href')).not.toContain(host.token);
   await page.reload();
   await expect(page.getByTestId('connection-state')).toHaveAttribute('data-state', 'open');
 
