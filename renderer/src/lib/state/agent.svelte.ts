@@ -14,8 +14,12 @@ export class AgentState {
   #loaded = $state(false);
   #error = $state<string | null>(null);
   #cancelling = $state(false);
+  #retrying = $state<{ retry: number; retries: number; reason: string } | null>(null);
+  #retryRequested = $state(false);
   #actionError = $state<string | null>(null);
   #loadSeq = 0;
+  /** Counts turn events, so an answer can tell whether one arrived while it was on its way. */
+  #turnEvents = 0;
   /** A turn event arrived while a status request was on its way: the event is newer. */
   #eventDuringLoad = false;
 
@@ -48,6 +52,16 @@ export class AgentState {
     return this.#error;
   }
 
+  /** The turn in flight is retrying a failed model call: which retry, of how many, and why. */
+  get retrying(): { retry: number; retries: number; reason: string } | null {
+    return this.#retrying;
+  }
+
+  /** Retry was pressed and its request is on its way. */
+  get retryRequested(): boolean {
+    return this.#retryRequested;
+  }
+
   get cancelling(): boolean {
     return this.#cancelling;
   }
@@ -63,13 +77,19 @@ export class AgentState {
       if (sessionId !== this.#sessionId) return;
       this.#busy = busy;
       this.#error = busy ? null : error;
+      this.#retrying = null;
+      this.#turnEvents++;
       this.#eventDuringLoad = true;
       // A turn ran, so a model is connected (it may have been connected meanwhile elsewhere).
       if (busy) this.#connected = true;
     });
+    const offRetry = this.#api.on('turnRetrying', ({ sessionId, retry, retries, reason }) => {
+      if (sessionId === this.#sessionId) this.#retrying = { retry, retries, reason };
+    });
     void this.load();
     return () => {
       off();
+      offRetry();
       this.#loadSeq++;
     };
   }
@@ -80,7 +100,10 @@ export class AgentState {
     try {
       const status = await this.#api.agentStatus({ sessionId: this.#sessionId });
       if (seq !== this.#loadSeq) return;
-      if (!this.#eventDuringLoad) this.#busy = status.busy;
+      if (!this.#eventDuringLoad) {
+        this.#busy = status.busy;
+        this.#error = status.busy ? null : status.error;
+      }
       this.#connected = status.connected;
       this.#loaded = true;
       this.#actionError = null;
@@ -105,6 +128,23 @@ export class AgentState {
       return false;
     } finally {
       this.#cancelling = false;
+    }
+  }
+
+  /** Runs the failed last turn again. At most one request at a time; the turn's events do the rest. */
+  async retry(): Promise<void> {
+    if (this.#retryRequested || this.#busy || this.#error === null) return;
+    this.#retryRequested = true;
+    this.#actionError = null;
+    const events = this.#turnEvents;
+    try {
+      await this.#api.retryTurn({ sessionId: this.#sessionId });
+      // The turn's own events may have come first (it may even have failed again): then they tell.
+      if (this.#turnEvents === events) this.#error = null;
+    } catch (error) {
+      this.#actionError = `Could not retry: ${errorMessage(error)}`;
+    } finally {
+      this.#retryRequested = false;
     }
   }
 
