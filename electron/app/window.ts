@@ -45,8 +45,9 @@ export function lockDownWebContents(): void {
     });
     contents.on('will-attach-webview', (event) => event.preventDefault());
     contents.setWindowOpenHandler(({ url }) => {
-      // Links to the web open in the person's browser, never inside the app.
-      if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+      // Links to the web (and mail links, which the rendered Markdown allows) open in the person's
+      // browser or mail program, never inside the app; every other scheme is refused.
+      if (/^(https?:\/\/|mailto:)/i.test(url)) void shell.openExternal(url);
       return { action: 'deny' };
     });
     contents.session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
