@@ -42,6 +42,12 @@ function sameDay(a: number, b: number): boolean {
   return x.getFullYear() === y.getFullYear() && x.getMonth() === y.getMonth() && x.getDate() === y.getDate();
 }
 
+/** A count with its noun: "1 task", "3 tasks", "no tasks". */
+export function countLabel(count: number, one: string, many: string): string {
+  if (count === 0) return `no ${many}`;
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 export function messageCountLabel(count: number): string {
   return count === 1 ? '1 message' : `${count} messages`;
 }
@@ -98,10 +104,14 @@ export function containmentLabel(kind: Containment): { label: string; detail: st
   return CONTAINMENT_LABELS[kind];
 }
 
-/** A stopwatch reading: "0.4 s" (tenths under 10 s unless whole), "12 s", "3 min 05 s", "1 h 02 min". */
+/**
+ * The one duration format (a stopwatch reading): "under 1 s", "12 s", "3 min 05 s", "1 h 02 min".
+ * Whole seconds only, so a task's card, its row and its header never read "0 s", "0.4 s" or "0:05"
+ * for the same length.
+ */
 export function elapsedLabel(seconds: number): string {
   const s = Math.max(0, seconds);
-  if (s < 10 && !Number.isInteger(s)) return `${(Math.floor(s * 10) / 10).toFixed(1)} s`;
+  if (s < 1) return 'under 1 s';
   if (s < 60) return `${Math.floor(s)} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min ${String(Math.floor(s % 60)).padStart(2, '0')} s`;
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;

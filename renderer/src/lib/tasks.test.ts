@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   chipLabel,
-  clockLabel,
   elapsedAgainstEstimate,
+  filterFinished,
+  finishedClock,
+  finishedCounts,
   finishedNewestFirst,
   runningByKindLabel,
   runningNewestFirst,
   taskProgress,
+  timeoutText,
 } from './tasks.js';
 import { settledRow, taskRow } from './test-tasks.js';
 
@@ -23,14 +26,32 @@ describe('task ordering', () => {
     expect(runningNewestFirst(tasks).map((t) => t.id)).toEqual(['bg_2', 'bg_3', 'bg_1']);
   });
 
-  it('lists finished tasks newest first by end time, leftovers apart', () => {
+  it('lists finished tasks newest first by start time (not end time), leftovers apart', () => {
     const tasks = [
-      settledRow('bg_1', '2025-01-01T12:00:09.000Z'),
-      settledRow('bg_2', '2025-01-01T12:00:03.000Z'),
-      settledRow('bg_3', '2025-01-01T12:00:05.000Z', { status: 'failed', exitCode: 1 }),
+      // Started first, ended last: still last in the list.
+      settledRow('bg_1', '2025-01-01T12:00:09.000Z', { startedAt: '2025-01-01T12:00:00.000Z' }),
+      settledRow('bg_2', '2025-01-01T12:00:03.000Z', { startedAt: '2025-01-01T12:00:02.000Z' }),
+      settledRow('bg_3', '2025-01-01T12:00:05.000Z', {
+        status: 'failed',
+        exitCode: 1,
+        startedAt: '2025-01-01T12:00:01.000Z',
+      }),
       taskRow('bg_4', { status: 'orphaned', leftover: true }),
     ];
-    expect(finishedNewestFirst(tasks).map((t) => t.id)).toEqual(['bg_1', 'bg_3', 'bg_2']);
+    expect(finishedNewestFirst(tasks).map((t) => t.id)).toEqual(['bg_2', 'bg_3', 'bg_1']);
+  });
+
+  it('filters finished tasks by outcome, with counts', () => {
+    const finished = [
+      settledRow('bg_1', '2025-01-01T12:00:01.000Z'),
+      settledRow('bg_2', '2025-01-01T12:00:02.000Z', { status: 'failed', exitCode: 2 }),
+      settledRow('bg_3', '2025-01-01T12:00:03.000Z', { status: 'lost' }),
+      settledRow('bg_4', '2025-01-01T12:00:04.000Z', { status: 'stopped' }),
+      settledRow('bg_5', '2025-01-01T12:00:05.000Z', { status: 'timed_out' }),
+    ];
+    expect(finishedCounts(finished)).toEqual({ all: 5, succeeded: 1, failed: 2, stopped: 1, timed_out: 1 });
+    expect(filterFinished(finished, 'failed').map((t) => t.id)).toEqual(['bg_2', 'bg_3']);
+    expect(filterFinished(finished, 'all')).toHaveLength(5);
   });
 });
 
@@ -46,9 +67,21 @@ describe('progress', () => {
   });
 
   it('reads elapsed against the estimate', () => {
-    expect(elapsedAgainstEstimate(taskRow('bg_1', { expectedSeconds: 120 }), T0 + 65_000)).toBe('1:05 / ~2:00');
-    expect(elapsedAgainstEstimate(taskRow('bg_1'), T0 + 7000)).toBe('0:07');
-    expect(clockLabel(3729)).toBe('1:02:09');
+    expect(elapsedAgainstEstimate(taskRow('bg_1', { expectedSeconds: 120 }), T0 + 65_000)).toBe(
+      '1 min 05 s / ~2 min 00 s',
+    );
+    expect(elapsedAgainstEstimate(taskRow('bg_1'), T0 + 7000)).toBe('7 s');
+    expect(elapsedAgainstEstimate(taskRow('bg_1'), T0 + 300)).toBe('under 1 s');
+  });
+
+  it('reads the timeout and what is left of it, and a finished row in the same format', () => {
+    expect(timeoutText(taskRow('bg_1', { timeoutSeconds: 600 }), T0 + 2000)).toBe(
+      'times out in 9 min 58 s (of 10 min 00 s)',
+    );
+    expect(timeoutText(settledRow('bg_1', '2025-01-01T12:00:04.000Z'), T0)).toBe('timeout 10 min 00 s');
+    expect(finishedClock(settledRow('bg_1', '2025-01-01T12:00:04.000Z', { elapsedSeconds: 0.2 }))).toMatch(
+      / · under 1 s$/,
+    );
   });
 });
 
@@ -66,6 +99,16 @@ describe('wording', () => {
     expect(
       chipLabel([settledRow('bg_1', '2025-01-01T12:00:01.000Z'), settledRow('bg_2', '2025-01-01T12:00:02.000Z')]),
     ).toBe('2 background tasks');
+  });
+
+  it('counts no foreground run as a background task; one handed to the background counts', () => {
+    const echo = settledRow('bg_1', '2025-01-01T12:00:01.000Z', { foreground: true });
+    expect(chipLabel([echo])).toBeNull();
+    expect(chipLabel([taskRow('bg_2', { foreground: true })])).toBeNull();
+    expect(chipLabel([echo, settledRow('bg_3', '2025-01-01T12:00:02.000Z', { foreground: true, adopted: true })])).toBe(
+      '1 background task',
+    );
+    expect(runningByKindLabel([taskRow('bg_2', { foreground: true })])).toBeNull();
   });
 
   it('counts running tasks by kind', () => {

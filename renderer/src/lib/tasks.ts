@@ -1,5 +1,5 @@
 import type { TaskKind, TaskRow } from '@shared/schemas/task.js';
-import { exitLabel, taskStatusLabel } from './format.js';
+import { countLabel, elapsedLabel, exitLabel, taskStatusLabel } from './format.js';
 
 /** Queued or running: what the Running section shows. */
 export function isActive(task: TaskRow): boolean {
@@ -23,12 +23,50 @@ export function runningNewestFirst(tasks: readonly TaskRow[]): TaskRow[] {
   return tasks.filter(isActive).sort((a, b) => beganAt(b) - beganAt(a) || taskNumber(b.id) - taskNumber(a.id));
 }
 
-/** Settled tasks that are not leftovers, newest first by end time. */
+/**
+ * Settled tasks that are not leftovers, newest first by start time (the spec: one ordering in
+ * both sections, by when a task began, so a list never reshuffles as tasks end).
+ */
 export function finishedNewestFirst(tasks: readonly TaskRow[]): TaskRow[] {
-  const end = (task: TaskRow) => Date.parse(task.endedAt ?? task.startedAt ?? task.queuedAt);
   return tasks
     .filter((task) => !isActive(task) && !task.leftover)
-    .sort((a, b) => end(b) - end(a) || taskNumber(b.id) - taskNumber(a.id));
+    .sort((a, b) => beganAt(b) - beganAt(a) || taskNumber(b.id) - taskNumber(a.id));
+}
+
+/** The Finished filter: every settled task, or one kind of outcome. */
+export type FinishedFilter = 'all' | 'succeeded' | 'failed' | 'stopped' | 'timed_out';
+
+export const FINISHED_FILTERS: readonly { value: FinishedFilter; label: string }[] = [
+  { value: 'all', label: 'All' },
+  { value: 'succeeded', label: 'Succeeded' },
+  { value: 'failed', label: 'Failed' },
+  { value: 'stopped', label: 'Stopped' },
+  { value: 'timed_out', label: 'Timed out' },
+];
+
+/** Which filter a settled task falls under: a lost or orphaned task failed as far as the person is concerned. */
+export function finishedKind(task: TaskRow): Exclude<FinishedFilter, 'all'> {
+  if (task.status === 'succeeded' || task.status === 'stopped' || task.status === 'timed_out') return task.status;
+  return 'failed';
+}
+
+/** How many settled tasks each filter shows. */
+export function finishedCounts(finished: readonly TaskRow[]): Record<FinishedFilter, number> {
+  const counts: Record<FinishedFilter, number> = { all: 0, succeeded: 0, failed: 0, stopped: 0, timed_out: 0 };
+  for (const task of finished) {
+    counts.all++;
+    counts[finishedKind(task)]++;
+  }
+  return counts;
+}
+
+export function filterFinished(finished: readonly TaskRow[], filter: FinishedFilter): TaskRow[] {
+  return filter === 'all' ? [...finished] : finished.filter((task) => finishedKind(task) === filter);
+}
+
+/** Runs (or ran) in the background: started there, or a foreground run handed over. A plain `!cmd` is not one. */
+export function isBackground(task: TaskRow): boolean {
+  return !task.foreground || task.adopted;
 }
 
 /** Seconds a task has run, by the local clock while it runs. */
@@ -39,20 +77,24 @@ export function elapsedSeconds(task: TaskRow, now: number): number {
   return Math.floor(task.elapsedSeconds);
 }
 
-/** A clock reading: "0:07", "1:05", "1:02:09". */
-export function clockLabel(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = String(s % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
-}
-
-/** "1:05 / ~2:00" against the estimate, "1:05" without one, "queued" while it waits. */
+/** "1 min 05 s / ~2 min 00 s" against the estimate, "1 min 05 s" without one, "queued" while it waits. */
 export function elapsedAgainstEstimate(task: TaskRow, now: number): string {
   if (task.status === 'queued') return 'queued';
-  const elapsed = clockLabel(elapsedSeconds(task, now));
-  return task.expectedSeconds ? `${elapsed} / ~${clockLabel(task.expectedSeconds)}` : elapsed;
+  const elapsed = elapsedLabel(elapsedSeconds(task, now));
+  return task.expectedSeconds ? `${elapsed} / ~${elapsedLabel(task.expectedSeconds)}` : elapsed;
+}
+
+/** Seconds before a running task's timeout ends it; null unless it runs. */
+export function timeoutLeft(task: TaskRow, now: number): number | null {
+  if (task.status !== 'running' || !task.startedAt) return null;
+  return Math.max(0, task.timeoutSeconds - (now - Date.parse(task.startedAt)) / 1000);
+}
+
+/** "times out in 9 min 58 s (10 min 00 s)" while it runs; "timeout 10 min 00 s" otherwise. */
+export function timeoutText(task: TaskRow, now: number): string {
+  const limit = elapsedLabel(task.timeoutSeconds);
+  const left = timeoutLeft(task, now);
+  return left === null ? `timeout ${limit}` : `times out in ${elapsedLabel(left)} (of ${limit})`;
 }
 
 export interface Progress {
@@ -77,26 +119,23 @@ export function outcomeLabel(task: TaskRow): string {
   return taskStatusLabel(task.status);
 }
 
-/** When a settled task ended and how long it took: "12:03 · 4 s". */
+/** When a settled task started (the list's order) and how long it ran: "12:03 · 4 s". */
 export function finishedClock(task: TaskRow): string {
-  const at = task.endedAt ?? task.startedAt ?? task.queuedAt;
+  const at = task.startedAt ?? task.queuedAt;
   const time = new Date(Date.parse(at)).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return `${time} · ${durationShort(task.elapsedSeconds)}`;
+  return `${time} · ${elapsedLabel(task.elapsedSeconds)}`;
 }
 
-function durationShort(seconds: number): string {
-  const s = Math.round(seconds);
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-}
-
-/** The transcript's chip: "2 running tasks", "3 background tasks", or null when the chat never ran one. */
+/**
+ * The transcript's chip: "2 running tasks", "3 background tasks", or null when the chat never ran
+ * one. Only background tasks count: a foreground `!cmd` that ended in its wait is not one.
+ */
 export function chipLabel(tasks: readonly TaskRow[]): string | null {
-  if (tasks.length === 0) return null;
-  const running = tasks.filter(isActive).length;
-  if (running > 0) return running === 1 ? '1 running task' : `${running} running tasks`;
-  return tasks.length === 1 ? '1 background task' : `${tasks.length} background tasks`;
+  const background = tasks.filter(isBackground);
+  if (background.length === 0) return null;
+  const running = background.filter(isActive).length;
+  if (running > 0) return countLabel(running, 'running task', 'running tasks');
+  return countLabel(background.length, 'background task', 'background tasks');
 }
 
 const KIND_WORDS: Record<TaskKind, [string, string]> = {
@@ -105,11 +144,11 @@ const KIND_WORDS: Record<TaskKind, [string, string]> = {
   agent: ['agent', 'agents'],
 };
 
-/** Running tasks by kind: "3 shells, 2 monitors"; null when none runs. */
+/** Background tasks running, by kind: "3 shells, 2 monitors"; null when none runs. */
 export function runningByKindLabel(tasks: readonly TaskRow[]): string | null {
   const parts: string[] = [];
   for (const kind of Object.keys(KIND_WORDS) as TaskKind[]) {
-    const count = tasks.filter((task) => task.kind === kind && isActive(task)).length;
+    const count = tasks.filter((task) => task.kind === kind && isActive(task) && isBackground(task)).length;
     if (count > 0) parts.push(`${count} ${KIND_WORDS[kind][count === 1 ? 0 : 1]}`);
   }
   return parts.length > 0 ? parts.join(', ') : null;

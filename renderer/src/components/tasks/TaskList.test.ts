@@ -47,7 +47,7 @@ describe('TaskList', () => {
     await renderList(tasks);
     const ids = screen.getAllByTestId('task-card').map((card) => card.dataset.taskId);
     expect(ids).toEqual(['bg_2', 'bg_3', 'bg_1']);
-    expect(screen.getByText('silent for 2 min')).toBeTruthy();
+    expect(screen.getByText('silent for 2 min 00 s')).toBeTruthy();
   });
 
   it('counts finished tasks on a collapsed toggle, leftovers apart with Reap', async () => {
@@ -102,6 +102,6 @@ describe('TaskList', () => {
     expect(bar('bg_3')).toBeNull();
     expect(
       cards.find((card) => card.dataset.taskId === 'bg_2')?.querySelector('[data-testid="task-elapsed"]')?.textContent,
-    ).toBe('0:30 / ~2:00');
+    ).toBe('30 s / ~2 min 00 s');
   });
 });

@@ -8,15 +8,10 @@ export interface LogSink {
   reset(): void;
 }
 
-export interface LogMatch {
-  line: number;
-  text: string;
-}
-
 /**
  * Follows one task's raw log for a terminal view: the last 256 KiB first, then, on each
  * `taskOutput` event for it, the bytes from where the last read ended (one read in flight
- * at a most; events during it make one more). Also types into the task and searches its log.
+ * at a most; events during it make one more). Also types into the task.
  */
 export class TaskLogState {
   readonly #api: DroverApi;
@@ -30,13 +25,10 @@ export class TaskLogState {
   #error = $state<string | null>(null);
   #truncated = $state(false);
   #writeError = $state<string | null>(null);
-  #query = $state('');
-  #matches = $state.raw<readonly LogMatch[]>([]);
-  #matchesTruncated = $state(false);
-  #searching = $state(false);
-  #searchError = $state<string | null>(null);
-  #searched = $state(false);
-  #searchSeq = 0;
+  /** Where the bytes the terminal shows begin in the log (0 unless the log was longer than one read). */
+  #shownFrom = $state(0);
+  /** Bytes of the log read so far; null before the first read answers. */
+  #readTo = $state<number | null>(null);
 
   constructor(api: DroverApi, sessionId: string, taskId: string) {
     this.#api = api;
@@ -57,29 +49,14 @@ export class TaskLogState {
     return this.#writeError;
   }
 
-  get query(): string {
-    return this.#query;
+  /** The byte where the terminal's text begins: a search match before it is not in the terminal. */
+  get shownFrom(): number {
+    return this.#shownFrom;
   }
 
-  get matches(): readonly LogMatch[] {
-    return this.#matches;
-  }
-
-  get matchesTruncated(): boolean {
-    return this.#matchesTruncated;
-  }
-
-  get searching(): boolean {
-    return this.#searching;
-  }
-
-  get searchError(): string | null {
-    return this.#searchError;
-  }
-
-  /** A search has answered for the current query. */
-  get searched(): boolean {
-    return this.#searched;
+  /** The log is known to hold no output yet (false until the first read answers). */
+  get empty(): boolean {
+    return this.#readTo === 0;
   }
 
   /** Feeds `sink` from the log and follows it; returns a function that stops. */
@@ -120,37 +97,6 @@ export class TaskLogState {
     }
   }
 
-  /** Searches the whole log on disk; an empty query clears the results. */
-  async search(query: string): Promise<void> {
-    const seq = ++this.#searchSeq;
-    this.#query = query;
-    this.#searchError = null;
-    if (query.trim() === '') {
-      this.#matches = [];
-      this.#searched = false;
-      this.#searching = false;
-      return;
-    }
-    this.#searching = true;
-    try {
-      const result = await this.#api.searchTaskLog({
-        sessionId: this.#sessionId,
-        taskId: this.#taskId,
-        query,
-        maxMatches: 500,
-      });
-      if (seq !== this.#searchSeq) return;
-      this.#matches = result.matches;
-      this.#matchesTruncated = result.truncated;
-      this.#searched = true;
-    } catch (error) {
-      if (seq !== this.#searchSeq) return;
-      this.#searchError = `Could not search: ${errorMessage(error)}`;
-    } finally {
-      if (seq === this.#searchSeq) this.#searching = false;
-    }
-  }
-
   #more(): void {
     if (this.#inFlight) {
       this.#dirty = true;
@@ -171,9 +117,13 @@ export class TaskLogState {
         ...(from === null ? {} : { fromByte: from }),
       });
       if (seq !== this.#seq || !this.#sink) return;
-      if (from === null) this.#truncated = chunk.truncated;
+      if (from === null) {
+        this.#truncated = chunk.truncated;
+        this.#shownFrom = chunk.fromByte;
+      }
       if (chunk.data) this.#sink.write(chunk.data);
       this.#toByte = chunk.toByte;
+      this.#readTo = chunk.toByte;
       this.#error = null;
     } catch (error) {
       if (seq !== this.#seq) return;

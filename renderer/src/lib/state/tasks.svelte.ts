@@ -4,7 +4,11 @@ import { isSettled, SILENT_AFTER_SECONDS } from '@shared/schemas/task.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
+import { finishedNewestFirst, type FinishedFilter } from '../tasks.js';
 import { DEFAULT_TAIL, TaskOutputs } from './task-output.svelte.js';
+
+/** How long Clear can be undone: the tasks and their logs are removed only after this. */
+export const UNDO_CLEAR_MS = 6_000;
 
 export { DEFAULT_TAIL, OUTPUT_REFETCH_MS } from './task-output.svelte.js';
 
@@ -40,6 +44,15 @@ export class TasksState {
   #reapMessage = $state<string | null>(null);
   #clearing = $state(false);
   #clearError = $state<string | null>(null);
+  /** Tasks the person cleared, hidden until the undo window closes and the host removes them. */
+  #pendingClear = $state.raw<{ ids: readonly string[]; timer: ReturnType<typeof setTimeout> } | null>(null);
+  readonly #finished = $derived.by(() => {
+    const hidden = new Set(this.#pendingClear?.ids ?? []);
+    return finishedNewestFirst(this.#list).filter((task) => !hidden.has(task.id));
+  });
+  #finishedOpen = $state(false);
+  #finishedFilter = $state<FinishedFilter>('all');
+  #rerunError = $state<string | null>(null);
 
   /** Row events seen per task: a fetched row older than an event that came meanwhile must not replace it. */
   readonly #rowEvents = new Map<string, number>();
@@ -112,19 +125,95 @@ export class TasksState {
     return this.#clearError;
   }
 
-  /** Drops the settled tasks of this session and their logs; running ones are untouched. */
-  async clearFinished(): Promise<void> {
-    if (this.#clearing) return;
+  /** Settled tasks that are not leftovers, newest first by start time, without those just cleared. */
+  get finished(): readonly TaskRow[] {
+    return this.#finished;
+  }
+
+  /** The Finished disclosure is open (kept while a task is open, so going back finds it as it was). */
+  get finishedOpen(): boolean {
+    return this.#finishedOpen;
+  }
+
+  set finishedOpen(open: boolean) {
+    this.#finishedOpen = open;
+  }
+
+  get finishedFilter(): FinishedFilter {
+    return this.#finishedFilter;
+  }
+
+  set finishedFilter(filter: FinishedFilter) {
+    this.#finishedFilter = filter;
+  }
+
+  /** How many tasks the last Clear took, while it can still be undone; null otherwise. */
+  get undoableClear(): number | null {
+    return this.#pendingClear?.ids.length ?? null;
+  }
+
+  /**
+   * Clears the finished tasks shown now: they leave the list at once, and the host removes them
+   * and their logs only when the undo window closes (the transcript keeps its own record).
+   */
+  clearFinished(): void {
+    const ids = this.#finished.map((task) => task.id);
+    if (ids.length === 0) return;
+    // A second Clear inside the window joins the first: one undo brings back both.
+    if (this.#pendingClear) clearTimeout(this.#pendingClear.timer);
+    const timer = setTimeout(() => void this.commitClear(), UNDO_CLEAR_MS);
+    this.#pendingClear = { ids: [...(this.#pendingClear?.ids ?? []), ...ids], timer };
+  }
+
+  /** Brings the cleared tasks back (nothing was removed yet). */
+  undoClear(): void {
+    if (!this.#pendingClear) return;
+    clearTimeout(this.#pendingClear.timer);
+    this.#pendingClear = null;
+  }
+
+  /** Removes the cleared tasks now (the undo window closed, or the person left the session). */
+  async commitClear(): Promise<void> {
+    const pending = this.#pendingClear;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.#pendingClear = null;
     this.#clearing = true;
     this.#clearError = null;
     try {
-      const { removed } = await this.#api.clearFinishedTasks({ sessionId: this.#sessionId });
+      const { removed } = await this.#api.clearFinishedTasks({ sessionId: this.#sessionId, taskIds: [...pending.ids] });
       if (this.#alive) this.#apply(removeAll(removed), removed);
     } catch (error) {
       this.#clearError = `Could not clear: ${errorMessage(error)}`;
     } finally {
       this.#clearing = false;
     }
+  }
+
+  /** Why the last rerun failed. */
+  get rerunError(): string | null {
+    return this.#rerunError;
+  }
+
+  /** Runs a task's command again (same folder, same background flag) as the person's shell line. */
+  async rerun(taskId: string): Promise<ShellOutcome> {
+    this.#rerunError = null;
+    try {
+      const { task, notice } = await this.#api.rerunTask({ sessionId: this.#sessionId, taskId });
+      if (this.#alive) {
+        if (notice) this.#notices.set(task.id, notice);
+        this.#onTaskUpdated(task);
+      }
+      return { ok: true, task, notice };
+    } catch (error) {
+      this.#rerunError = `Could not run it again: ${errorMessage(error)}`;
+      return { ok: false, error: errorMessage(error), code: error instanceof DroverError ? error.code : null };
+    }
+  }
+
+  /** Shows the task's log in the file manager where the app can; answers its path either way. */
+  async revealLog(taskId: string): Promise<{ revealed: boolean; path: string }> {
+    return this.#api.revealTaskLog({ sessionId: this.#sessionId, taskId });
   }
 
   /** Seconds a running task has been quiet, once past the threshold; null otherwise. Pass a ticking clock. */
@@ -211,6 +300,8 @@ export class TasksState {
     void this.load();
     return () => {
       for (const off of offs) off();
+      // Leaving the session ends the undo window: what the person cleared goes now.
+      void this.commitClear();
       this.#alive = false;
       this.#loadSeq++;
       this.#pending = null;
