@@ -56,6 +56,8 @@ export interface ServicesOptions {
   env?: NodeJS.ProcessEnv;
   /** Where warnings go (a settings file that could not be used). */
   warn?: (message: string) => void;
+  /** Shows a file in the OS file manager (the desktop app passes shell.showItemInFolder); the host has none. */
+  revealFile?: (path: string) => void;
 }
 
 /** Every service of one running app, wired once; both composition roots build exactly this. */
@@ -224,6 +226,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     agent,
     settings,
     permissions,
+    ...(options.revealFile ? { revealFile: options.revealFile } : {}),
   });
   const router = createRouter(contract, handlers, {
     checkOutputs: options.checkOutputs ?? true,
