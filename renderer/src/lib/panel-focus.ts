@@ -22,6 +22,40 @@ export class PanelFocus {
     this.#fallback = fallback;
   }
 
+  /**
+   * Keeps the focus in the panel when what held it goes away under it (a stopped task's card
+   * moving to Finished, a row removed): it moves to the same task's new place, else the heading.
+   * Returns a function that stops watching.
+   */
+  watch(): () => void {
+    const root = this.#root();
+    if (!root) return () => undefined;
+    let last: HTMLElement | null = null;
+    let lastTask: string | null = null;
+    const onFocusin = (event: FocusEvent) => {
+      const target = event.target instanceof HTMLElement ? event.target : null;
+      last = target?.closest(PANEL) ? target : null;
+      lastTask = target?.closest<HTMLElement>('[data-task-id]')?.dataset.taskId ?? null;
+    };
+    const observer = new MutationObserver(() => {
+      const document = root.ownerDocument;
+      if (!last || last.isConnected || (document.activeElement && document.activeElement !== document.body)) return;
+      const panel = root.querySelector<HTMLElement>(PANEL);
+      last = null;
+      if (!panel) return;
+      const place = lastTask ? panel.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(lastTask)}"]`) : null;
+      const control = place?.querySelector<HTMLElement>('button:not(:disabled), [href]');
+      if (control) control.focus();
+      else focusHeading(panel);
+    });
+    root.addEventListener('focusin', onFocusin);
+    observer.observe(root, { childList: true, subtree: true });
+    return () => {
+      root.removeEventListener('focusin', onFocusin);
+      observer.disconnect();
+    };
+  }
+
   /** Before the page shows `next`: remembers where the focus is when the panel is about to open. */
   leaving(previous: PanelPlace, next: PanelPlace, active: Element | null): void {
     if (!previous.open && next.open && active instanceof HTMLElement && !active.closest(PANEL)) {
