@@ -11,6 +11,7 @@ import { createMainWindow, lockDownWebContents } from './app/window.js';
 import { serveContractOverIpc } from './app/ipc-adapter.js';
 import { SafeStorageSecretStore } from './app/secrets.js';
 import { startTaskTray, trayIconPath } from './app/tray.js';
+import { desktopFiles } from './app/files.js';
 
 const appRoot = app.getAppPath();
 let services: Services | undefined;
@@ -52,6 +53,7 @@ function start(): void {
       checkOutputs: false,
       workingDir: app.getPath('home'),
       secrets: new SafeStorageSecretStore(app.getPath('userData')),
+      ...desktopFiles(() => window),
       ...(sqliteBinding ? { sqliteBinding } : {}),
     });
   } catch (error) {

@@ -275,6 +275,15 @@ export const contract = defineContract({
       }),
       summary: "Show a task's log file in the file manager (desktop app); always answers its path",
     }),
+    saveTaskLog: request({
+      input: ByTask,
+      output: z.object({
+        /** Where the copy was written; null when the person cancelled the save dialog. */
+        savedTo: z.string().nullable(),
+      }),
+      summary:
+        "Save a copy of a task's whole log where the person picks (desktop app; a browser downloads GET …/log instead)",
+    }),
   },
   events: {
     sessionUpserted: event({

@@ -13,6 +13,7 @@ import { readLogRange } from '../pool/task-log.js';
 import { RenderedOutputs } from '../pool/output-cache.js';
 import { isSettled, type TaskRow } from '../../shared/schemas/task.js';
 import { stat } from 'node:fs/promises';
+import { DroverError } from '../../shared/ipc/errors.js';
 import type { EventBus } from './event-bus.js';
 import type { SettingsService } from './settings.js';
 import type { PermissionService } from '../permissions/permission-service.js';
@@ -34,6 +35,8 @@ export interface HandlerDeps {
   permissions: PermissionService;
   /** Shows a file in the OS file manager (the desktop app's shell.showItemInFolder); absent in the headless host. */
   revealFile?: (path: string) => void;
+  /** Asks where to save a copy of a file and writes it there; null when cancelled (desktop app only). */
+  saveFileCopy?: (source: string, suggestedName: string) => Promise<string | null>;
 }
 
 /** One handler per request of the contract; inputs arrive validated. */
@@ -179,6 +182,17 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       if (!d.revealFile) return { revealed: false, path };
       d.revealFile(path);
       return { revealed: true, path };
+    },
+    saveTaskLog: async ({ sessionId, taskId }) => {
+      requireSession(sessionId);
+      const path = pool.row(sessionId, taskId).logPath;
+      if (!d.saveFileCopy) {
+        throw new DroverError(
+          'unavailable',
+          'Saving a copy through a dialog is the desktop app’s; here, download the log (GET …/background-tasks/{task_id}/log)',
+        );
+      }
+      return { savedTo: await d.saveFileCopy(path, `${taskId}.log`) };
     },
     clearFinishedTasks: async ({ sessionId, taskIds }) => {
       requireSession(sessionId);

@@ -58,6 +58,8 @@ export interface ServicesOptions {
   warn?: (message: string) => void;
   /** Shows a file in the OS file manager (the desktop app passes shell.showItemInFolder); the host has none. */
   revealFile?: (path: string) => void;
+  /** Asks where to save a copy of a file and writes it (the desktop app's save dialog); the host has none. */
+  saveFileCopy?: (source: string, suggestedName: string) => Promise<string | null>;
 }
 
 /** Every service of one running app, wired once; both composition roots build exactly this. */
@@ -227,6 +229,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     settings,
     permissions,
     ...(options.revealFile ? { revealFile: options.revealFile } : {}),
+    ...(options.saveFileCopy ? { saveFileCopy: options.saveFileCopy } : {}),
   });
   const router = createRouter(contract, handlers, {
     checkOutputs: options.checkOutputs ?? true,

@@ -35,6 +35,25 @@ export function openApiDocument(version: string): JsonSchema {
     const operation = describeOperation(route, params);
     (paths[template] ??= {})[route.method.toLowerCase()] = operation;
   }
+  paths['/api/sessions/{session_id}/background-tasks/{task_id}/log'] = {
+    get: {
+      operationId: 'downloadTaskLog',
+      summary: "A task's whole log as written (escape sequences and all), as a file to save",
+      parameters: ['session_id', 'task_id'].map((name) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      })),
+      responses: {
+        '200': {
+          description: 'The log, as an attachment named after the task',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+        ...failures(),
+      },
+    },
+  };
   paths[OPENAPI_PATH] = {
     get: {
       operationId: 'openapi',

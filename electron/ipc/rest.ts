@@ -28,6 +28,23 @@ export interface Route {
 
 const ID = '([^/]+)';
 
+/** The operator's shell line answers with the task's row, plus the output and notice of a foreground run. */
+const shellAnswer: Pick<Route, 'present' | 'presented'> = {
+  present: (value) => {
+    const { task, output, notice } = value as {
+      task: object;
+      output: { text: string; truncated: boolean } | null;
+      notice: string | null;
+    };
+    return { ...task, output: output?.text ?? null, outputTruncated: output?.truncated ?? false, notice };
+  },
+  presented: TaskRowSchema.extend({
+    output: z.string().nullable(),
+    outputTruncated: z.boolean(),
+    notice: ShellResultSchema.shape.notice,
+  }),
+};
+
 /** The REST surface: a thin map from paths to contract requests, so both validate alike. */
 export const routes: readonly Route[] = [
   { method: 'GET', pattern: re('/info'), request: 'appInfo', input: () => ({}) },
@@ -146,6 +163,14 @@ export const routes: readonly Route[] = [
   },
   {
     method: 'POST',
+    pattern: re(`/sessions/${ID}/background-tasks/${ID}/rerun`),
+    request: 'rerunTask',
+    input: ([sessionId, taskId]) => ({ sessionId, taskId }),
+    status: 201,
+    ...shellAnswer,
+  },
+  {
+    method: 'POST',
     pattern: re(`/sessions/${ID}/background-tasks/${ID}/background`),
     request: 'backgroundTask',
     input: ([sessionId, taskId]) => ({ sessionId, taskId }),
@@ -155,20 +180,7 @@ export const routes: readonly Route[] = [
     pattern: re(`/sessions/${ID}/shell`),
     request: 'runShell',
     input: ([sessionId], body) => ({ ...body, sessionId }),
-    // The operator's shell answers with the task's row, plus the output and notice of a foreground run.
-    present: (value) => {
-      const { task, output, notice } = value as {
-        task: object;
-        output: { text: string; truncated: boolean } | null;
-        notice: string | null;
-      };
-      return { ...task, output: output?.text ?? null, outputTruncated: output?.truncated ?? false, notice };
-    },
-    presented: TaskRowSchema.extend({
-      output: z.string().nullable(),
-      outputTruncated: z.boolean(),
-      notice: ShellResultSchema.shape.notice,
-    }),
+    ...shellAnswer,
   },
 ];
 

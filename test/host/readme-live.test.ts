@@ -106,6 +106,11 @@ describe("README's REST API section, against a running host", () => {
 
     const shell = await call('POST', `/sessions/${session.id}/shell`, { command: 'echo fields' });
     expect(shell.status, JSON.stringify(shell.body)).toBeLessThan(300);
+    // The shell line answers a task row plus the fields its README row names.
+    const shellRow = /\| `POST \/api\/sessions\/\{id\}\/shell` \|[^|]*\| the task's row, plus ([^|]*)\|/.exec(
+      rest,
+    )![1]!;
+    const extra = [...new Set([...shellRow.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]!))];
     const messages = (await call('GET', `/sessions/${session.id}/messages`)).body as any[];
     const documented = documentedFields(shapeAfter(/a message is\s+`(\{[^`]*\})`/));
     for (const message of messages) expect(Object.keys(message).sort()).toEqual(documented);
@@ -113,7 +118,15 @@ describe("README's REST API section, against a running host", () => {
     const tasks = (await call('GET', `/sessions/${session.id}/background-tasks`)).body;
     expect(tasks.tasks.length).toBeGreaterThan(0);
     const row = documentedFields(shapeAfter(/A task\s+row is\s+`(\{[^`]*\})`/));
-    for (const task of tasks.tasks) expect(Object.keys(task).sort().join(" ")).toBe(row.join(" "));
+    for (const task of tasks.tasks) expect(Object.keys(task).sort().join(' ')).toBe(row.join(' '));
+    expect(Object.keys(shell.body).sort()).toEqual([...row, ...extra].sort());
+
+    // Rerun answers as the shell line does (README says so), with a new task id.
+    const rerun = await call('POST', `/sessions/${session.id}/background-tasks/${shell.body.id}/rerun`);
+    expect(rerun.status, JSON.stringify(rerun.body)).toBe(201);
+    expect(Object.keys(rerun.body).sort()).toEqual([...row, ...extra].sort());
+    expect(rerun.body.id).not.toBe(shell.body.id);
+    expect(rerun.body.command).toBe('echo fields');
   });
 
   it('lists exactly the top-level fields of GET /api/settings', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServices, type Services } from '../../electron/core/services.js';
@@ -98,5 +98,52 @@ describe('task actions', () => {
     const cleared = await services.handle('clearFinishedTasks', { sessionId: session, taskIds: [ids[0]] });
     expect(cleared).toMatchObject({ ok: true, value: { removed: [ids[0]] } });
     expect(services.pool.list(session).map((task) => task.id)).toEqual([ids[1]]);
+  });
+
+  it('saves a copy of the log where the desktop app dialog says, and nowhere when it is cancelled', async () => {
+    const dataDir = tempDir();
+    const picked: { source: string; name: string }[] = [];
+    let answer: string | null = join(dataDir, 'copy.log');
+    const services = createServices({
+      dataDir,
+      version: '1',
+      host: 'headless',
+      workingDir: dataDir,
+      saveFileCopy: async (source, name) => {
+        picked.push({ source, name });
+        if (answer) copyFileSync(source, answer);
+        return answer;
+      },
+    });
+    cleanups.push(() => services.shutdown());
+    const session = (await services.handle('createSession', {})) as { value: { id: string } };
+    const sessionId = session.value.id;
+    const run = (await services.handle('runShell', {
+      sessionId,
+      command: 'echo kept in the copy',
+      background: false,
+    })) as {
+      value: { task: { id: string; logPath: string } };
+    };
+    const { id, logPath } = run.value.task;
+    const saved = await services.handle('saveTaskLog', { sessionId, taskId: id });
+    expect(saved).toEqual({ ok: true, value: { savedTo: answer } });
+    expect(picked).toEqual([{ source: logPath, name: `${id}.log` }]);
+    expect(readFileSync(answer!, 'utf8')).toContain('kept in the copy');
+    answer = null;
+    expect(await services.handle('saveTaskLog', { sessionId, taskId: id })).toEqual({
+      ok: true,
+      value: { savedTo: null },
+    });
+  });
+
+  it('refuses a dialog save where there is no dialog (the headless host), naming the download instead', async () => {
+    const { services, session } = await start();
+    const run = (await services.handle('runShell', { sessionId: session, command: 'echo x', background: false })) as {
+      value: { task: { id: string } };
+    };
+    const saved = await services.handle('saveTaskLog', { sessionId: session, taskId: run.value.task.id });
+    expect(saved).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    expect((saved as { error: { message: string } }).error.message).toMatch(/download/);
   });
 });

@@ -49,9 +49,14 @@ function webSocketUrl(): string {
     const query = params.toString();
     history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
   }
-  const token = fromUrl ?? sessionStorage.getItem(TOKEN_KEY) ?? '';
+  const token = fromUrl ?? hostToken();
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   return `${scheme}://${location.host}${WS_PATH}?token=${encodeURIComponent(token)}`;
+}
+
+/** The headless host's token for this tab (kept in sessionStorage, never in the URL), for REST calls the page makes. */
+export function hostToken(): string {
+  return sessionStorage.getItem(TOKEN_KEY) ?? '';
 }
 
 export function connectApi(transport: ClientTransport): DroverApi {

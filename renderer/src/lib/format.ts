@@ -117,7 +117,10 @@ export function elapsedLabel(seconds: number): string {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
-/** A coarse duration for quiet spells: "45 s", "2 min", "1 h 10 min". */
+/**
+ * A length someone set rather than measured (a timeout, a setting): "45 s", "15 min", "1 h 10 min".
+ * Measured times (elapsed, waited, silent for) use `elapsedLabel`.
+ */
 export function durationLabel(seconds: number): string {
   if (seconds < 60) return `${Math.round(seconds)} s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;

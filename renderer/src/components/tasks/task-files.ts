@@ -1,7 +1,5 @@
 import { BRIDGE_KEY } from '@shared/ipc/bridge.js';
-
-/** Where api.ts keeps the headless host's token for this tab (sessionStorage, never the URL). */
-const TOKEN_KEY = 'drover.token';
+import { hostToken } from '../../lib/api.js';
 
 /** In the desktop app the log is on this machine's disk; in a browser the host may be another machine. */
 export function inDesktopApp(): boolean {
@@ -14,7 +12,7 @@ export function inDesktopApp(): boolean {
  * download history); the answer becomes a Blob the browser saves under the task's name.
  */
 export async function downloadTaskLog(sessionId: string, taskId: string): Promise<void> {
-  const token = sessionStorage.getItem(TOKEN_KEY) ?? '';
+  const token = hostToken();
   const path = `/api/sessions/${encodeURIComponent(sessionId)}/background-tasks/${encodeURIComponent(taskId)}/log`;
   const response = await fetch(path, { headers: { Authorization: `Bearer ${token}` } });
   if (!response.ok) {

@@ -216,6 +216,11 @@ export class TasksState {
     return this.#api.revealTaskLog({ sessionId: this.#sessionId, taskId });
   }
 
+  /** The desktop app's save dialog: where the copy went, or null when the person cancelled. */
+  async saveLog(taskId: string): Promise<string | null> {
+    return (await this.#api.saveTaskLog({ sessionId: this.#sessionId, taskId })).savedTo;
+  }
+
   /** Seconds a running task has been quiet, once past the threshold; null otherwise. Pass a ticking clock. */
   silentFor(taskId: string, now: number): number | null {
     const task = this.#tasks.get(taskId);
