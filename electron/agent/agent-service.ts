@@ -18,7 +18,7 @@ import type { EventBus } from '../core/event-bus.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 import { toModelMessages } from './history.js';
 import { systemPrompt } from './prompt.js';
-import { parseArgs, resolveCall, type AgentTool } from './tools.js';
+import { failureForPerson, parseArgs, resolveCall, type AgentTool } from './tools.js';
 import { visibleCommand } from '../permissions/gate.js';
 import { withRetries, type RetryOptions } from './providers.js';
 
@@ -268,7 +268,8 @@ export class AgentService {
             return outcome.text;
           } catch (failure) {
             const text = `Error: ${failure instanceof Error ? failure.message : String(failure)}`;
-            writer.toolFinished(row, text, 'error');
+            // The model reads the error with its advice; the person reads their own words.
+            writer.toolFinished(row, text, 'error', undefined, { kind: 'text', text: failureForPerson(failure) });
             return text;
           }
         },

@@ -81,10 +81,30 @@ const ALIAS_DEFAULTS: Record<string, Record<string, unknown>> = {
 
 export const LIST_TOOL = 'list_tasks';
 
+/**
+ * A tool call's failure in two wordings: the message is the model's (with advice on what to call
+ * next), `forPerson` is what the transcript shows (the person never reads tool advice).
+ */
+export class ToolCallError extends DroverError {
+  readonly forPerson: string;
+
+  constructor(code: ConstructorParameters<typeof DroverError>[0], forModel: string, forPerson: string) {
+    super(code, forModel);
+    this.forPerson = forPerson;
+  }
+}
+
+/** What the transcript shows for a call that failed: its own words for a person, else the error's message. */
+export function failureForPerson(failure: unknown): string {
+  if (failure instanceof ToolCallError) return failure.forPerson;
+  return failure instanceof Error ? failure.message : String(failure);
+}
+
 function unknownTask(id: string): DroverError {
-  return new DroverError(
+  return new ToolCallError(
     'not_found',
     `No task "${id}" in this session. Call ${LIST_TOOL} to see the task ids; do not assume it finished.`,
+    `There is no task ${id} in this session.`,
   );
 }
 
@@ -364,5 +384,9 @@ export function parseArgs(tool: AgentTool, args: Record<string, unknown>): unkno
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
-  throw new DroverError('invalid_input', `Invalid arguments for ${tool.name}: ${where}${issue.message}`);
+  throw new ToolCallError(
+    'invalid_input',
+    `Invalid arguments for ${tool.name}: ${where}${issue.message}`,
+    `The model called ${tool.name} with an argument it does not take (${where}${issue.message}); it was told so.`,
+  );
 }

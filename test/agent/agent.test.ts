@@ -204,7 +204,7 @@ describe('the agent against a fake model server', () => {
   });
 
   it("accepts the other agents' tool and argument names, and answers unknown ids by naming the list tool", async () => {
-    const { model, say } = await setup('openai-compatible', { streaming: false });
+    const { model, say, messages } = await setup('openai-compatible', { streaming: false });
     model.enqueue(
       { toolCalls: [{ name: 'shell_command', args: { command: 'echo via-alias', run_in_background: true } }] },
       { toolCalls: [{ name: 'background_wait', args: { taskId: 'bg_1', timeout_seconds: 5 } }] },
@@ -224,6 +224,10 @@ describe('the agent against a fake model server', () => {
     expect(model.requests[2]!.transcript).toMatch(/retrieval_status: success[\s\S]*via-alias/);
     expect(model.requests[3]!.transcript).toContain('No task "bg_77" in this session. Call list_tasks');
     expect(model.requests[4]!.transcript).toMatch(/Task bg_1 had already settled: Task bg_1: succeeded/);
+    // The person's row for the failed call has its own words: no advice on which tool to call.
+    const failed = messages().find((message) => message.role === 'tool' && message.status === 'error');
+    expect(failed?.display).toEqual({ kind: 'text', text: 'There is no task bg_77 in this session.' });
+    expect(failed?.toolResult).toContain('Call list_tasks');
   });
 
   it('retries a 429 and reports a model that keeps failing, without crashing', async () => {
