@@ -288,12 +288,13 @@ test('a real ESC, newline and RLO show as tokens, distinct from the literal text
   await expect(row).toHaveAttribute('data-status', 'rejected');
   await model.waitForRequests(2, 15_000);
 
-  // The expanded Result (which quotes the command) and Arguments show the same tokens, never the raw characters.
+  // The person reads their own words (the model was told, quoting the command, in its own); the
+  // header and the Arguments show the command's characters as tokens, never the raw characters.
   await row.locator('button[aria-expanded]').first().click();
-  const result = row.getByTestId('tool-result');
-  await expect(result).toContainText('Not run: the person rejected');
-  expect(await tokenCodes(result)).toEqual([0x1b, 0x202e]);
-  await expect(result).toContainText(`printf '\\x1b[1m%s\\n' bold⟨ESC⟩[0m\necho ⟨U+202E⟩gpj.exe`);
+  await expect(row.getByTestId('tool-display')).toHaveText('Not run: you rejected it.');
+  expect(model.requests[1]!.transcript).toContain('Not run: the person rejected');
+  await expect(row.getByTestId('tool-result')).toHaveCount(0);
+  expect(await tokenCodes(row.getByTestId('tool-command'))).toEqual([0x1b, 0x0a, 0x202e]);
   await row.getByTestId('tool-args-toggle').click();
   const args = row.getByTestId('tool-args');
   expect(await tokenCodes(args)).toEqual([0x1b, 0x0a, 0x202e]);
