@@ -21,6 +21,7 @@ import { systemPrompt } from './prompt.js';
 import { failureForPerson, parseArgs, resolveCall, type AgentTool } from './tools.js';
 import { visibleCommand } from '../permissions/gate.js';
 import { withRetries, type RetryOptions } from './providers.js';
+import { redactKey } from './redact.js';
 
 /** Steps (model calls) one turn may take before it is ended. */
 export const MAX_STEPS_PER_TURN = 50;
@@ -398,6 +399,11 @@ function safeJson(text: string): unknown {
 
 /** One sentence: what went wrong and how often it was tried, each part said once. */
 export function describeModelError(error: unknown): string {
+  // The note goes into the transcript (and so to the model): never with a key a library quoted.
+  return redactKey(describeWithoutRedacting(error), null);
+}
+
+function describeWithoutRedacting(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const attempts = (error as { attempts?: unknown }).attempts;
   const tried = typeof attempts === 'number' ? ` (tried ${attempts} times)` : '';

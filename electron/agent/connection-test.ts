@@ -1,5 +1,6 @@
 import type { ConnectionFailure, ConnectionTestResult } from '../../shared/schemas/connection-test.js';
 import type { ProviderKind } from '../../shared/schemas/settings.js';
+import { redactKey } from './redact.js';
 
 /**
  * Test connection: one completion of a single token. It is the one request every provider
@@ -204,9 +205,7 @@ function clean(text: string): string {
 
 /** The key never comes back to a page, even when a server quotes it (or most of it) in its error. */
 export function redact(text: string, apiKey: string | null): string {
-  let out = apiKey && apiKey.length >= 4 ? text.split(apiKey).join('[the key]') : text;
-  out = out.replace(/\b(sk|key|rk|pk)-[A-Za-z0-9_*.-]{6,}/g, '[a key]');
-  return out;
+  return redactKey(text, apiKey);
 }
 
 function originOf(url: string): string {

@@ -203,7 +203,8 @@ export class SettingsService {
   }
 
   #keyFor(kind: ProviderSettings['kind']): string | null {
-    return this.#secrets.get() ?? this.#env[KEY_VARIABLES[kind]] ?? null;
+    // A variable set from a file often ends in a newline, which no key holds (and a header refuses).
+    return this.#secrets.get() ?? (this.#env[KEY_VARIABLES[kind]]?.trim() || null);
   }
 
   /** The provider with its key (stored first, else from the environment), or null when none is set. */

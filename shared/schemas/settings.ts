@@ -163,7 +163,15 @@ function resettable<S extends z.ZodRawShape>(fields: z.ZodObject<S>) {
 
 /** The model connection as a page sends it: the fields, and optionally a new key (null: no key). */
 export const ProviderChangeSchema = ProviderFieldsSchema.extend({
-  apiKey: z.string().min(1).max(4096).nullable().optional(),
+  // A key is one printable word: a space, newline or control character in it would land in an HTTP
+  // header, whose error messages quote the header (and so the key) back.
+  apiKey: z
+    .string()
+    .min(1)
+    .max(4096)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII with no spaces or control characters (as API keys are)')
+    .nullable()
+    .optional(),
 }).refine(hasBaseUrlIfNeeded, needsBaseUrl);
 export type ProviderChange = z.infer<typeof ProviderChangeSchema>;
 
