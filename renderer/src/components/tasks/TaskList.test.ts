@@ -104,4 +104,26 @@ describe('TaskList', () => {
       cards.find((card) => card.dataset.taskId === 'bg_2')?.querySelector('[data-testid="task-elapsed"]')?.textContent,
     ).toBe('30 s / ~2 min 00 s');
   });
+
+  it('clears only the finished tasks the filter shows, and a closing tab sends the clear at once', async () => {
+    const tasks = [
+      settledRow('bg_1', '2025-01-01T12:00:05.000Z'),
+      settledRow('bg_2', '2025-01-01T12:00:06.000Z', { status: 'failed', exitCode: 1 }),
+    ];
+    const api = fakeApi(tasks) as unknown as Record<string, unknown>;
+    const cleared: string[][] = [];
+    api['clearFinishedTasks'] = vi.fn(async ({ taskIds }: { taskIds: string[] }) => {
+      cleared.push(taskIds);
+      return { removed: taskIds };
+    });
+    const state = new TasksState(api as unknown as DroverApi, 's1');
+    const stop = state.start();
+    await vi.waitFor(() => expect(state.loaded).toBe(true));
+    state.finishedFilter = 'failed';
+    state.clearFinished();
+    expect(state.undoableClear).toBe(1);
+    globalThis.dispatchEvent(new Event('pagehide'));
+    await vi.waitFor(() => expect(cleared).toEqual([['bg_2']]));
+    stop();
+  });
 });

@@ -4,7 +4,7 @@ import { isSettled, SILENT_AFTER_SECONDS } from '@shared/schemas/task.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
-import { finishedNewestFirst, type FinishedFilter } from '../tasks.js';
+import { filterFinished, finishedNewestFirst, type FinishedFilter } from '../tasks.js';
 import { DEFAULT_TAIL, TaskOutputs } from './task-output.svelte.js';
 
 /** How long Clear can be undone: the tasks and their logs are removed only after this. */
@@ -153,11 +153,12 @@ export class TasksState {
   }
 
   /**
-   * Clears the finished tasks shown now: they leave the list at once, and the host removes them
-   * and their logs only when the undo window closes (the transcript keeps its own record).
+   * Clears the finished tasks shown now (only those the status filter shows): they leave the list
+   * at once, and the host removes them and their logs only when the undo window closes (the
+   * transcript keeps its own record).
    */
   clearFinished(): void {
-    const ids = this.#finished.map((task) => task.id);
+    const ids = filterFinished(this.#finished, this.#finishedFilter).map((task) => task.id);
     if (ids.length === 0) return;
     // A second Clear inside the window joins the first: one undo brings back both.
     if (this.#pendingClear) clearTimeout(this.#pendingClear.timer);
@@ -302,6 +303,10 @@ export class TasksState {
         if (sessionId === this.#sessionId) this.#apply(removeAll(removed), removed);
       }),
     ];
+    // Closing or reloading the tab ends the undo window too: send the clear while the page can.
+    const onPageHide = () => void this.commitClear();
+    globalThis.addEventListener?.('pagehide', onPageHide);
+    offs.push(() => globalThis.removeEventListener?.('pagehide', onPageHide));
     void this.load();
     return () => {
       for (const off of offs) off();
