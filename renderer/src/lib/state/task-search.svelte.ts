@@ -232,11 +232,13 @@ export class TaskSearchState {
   }
 
   #grew(): void {
-    if (!this.#query || !this.#scanned) return;
+    if (!this.#query) return;
+    // Output arriving while a scan runs (the first one included) is scanned again once it answers.
     if (this.#inFlight) {
       this.#dirty = true;
       return;
     }
+    if (!this.#scanned) return;
     void this.#scan();
   }
 

@@ -63,4 +63,43 @@ describe('TaskSearchState', () => {
     expect(search.total).toBe(0);
     vi.useRealTimers();
   });
+
+  it('scans again for output that arrived while the first scan was running', async () => {
+    vi.useFakeTimers();
+    const listeners = new Map<string, (payload: unknown) => void>();
+    let release: () => void = () => {};
+    const answer = (total: number) => ({
+      matches: [],
+      truncated: false,
+      total,
+      settledTotal: total,
+      resumeByte: 10 * total,
+      resumeLine: total + 1,
+      linesSearched: total,
+    });
+    const scanTaskLog = vi
+      .fn()
+      .mockImplementationOnce(() => new Promise((resolve) => (release = () => resolve(answer(1)))))
+      .mockImplementation(async () => answer(2));
+    const api = {
+      scanTaskLog,
+      on: (name: string, listener: (payload: unknown) => void) => {
+        listeners.set(name, listener);
+        return () => listeners.delete(name);
+      },
+    } as unknown as DroverApi;
+    const search = new TaskSearchState(api, 's1', 'bg_1', () => 4000);
+    const stop = search.start();
+    search.setQuery('needle');
+    await vi.runAllTimersAsync();
+    expect(scanTaskLog).toHaveBeenCalledOnce();
+    // The task prints while the first scan is on its way.
+    listeners.get('taskOutput')!({ sessionId: 's1', taskId: 'bg_1' });
+    release();
+    await vi.runAllTimersAsync();
+    expect(scanTaskLog).toHaveBeenCalledTimes(2);
+    expect(scanTaskLog.mock.calls[1]![0]).toMatchObject({ fromByte: 10, firstLine: 2 });
+    stop();
+    vi.useRealTimers();
+  });
 });
