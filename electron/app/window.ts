@@ -1,5 +1,6 @@
 import { BrowserWindow, app, nativeTheme, shell, type WebContents } from 'electron';
 import { APP_URL, isAppUrl } from './protocol.js';
+import { externalUrl } from './external-url.js';
 
 export interface WindowOptions {
   preloadPath: string;
@@ -47,7 +48,8 @@ export function lockDownWebContents(): void {
     contents.setWindowOpenHandler(({ url }) => {
       // Links to the web (and mail links, which the rendered Markdown allows) open in the person's
       // browser or mail program, never inside the app; every other scheme is refused.
-      if (/^(https?:\/\/|mailto:)/i.test(url)) void shell.openExternal(url);
+      const external = externalUrl(url);
+      if (external) void shell.openExternal(external);
       return { action: 'deny' };
     });
     contents.session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
