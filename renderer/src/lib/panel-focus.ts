@@ -48,10 +48,17 @@ export class PanelFocus {
       if (control) control.focus();
       else focusHeading(panel);
     });
+    // A press elsewhere (on transcript text, which takes no focus) is the person leaving the panel:
+    // a card re-rendering afterwards must not pull the focus back into it.
+    const onPointerdown = (event: PointerEvent) => {
+      if (!(event.target instanceof Element && event.target.closest(PANEL))) last = null;
+    };
     root.addEventListener('focusin', onFocusin);
+    root.ownerDocument.addEventListener('pointerdown', onPointerdown, true);
     observer.observe(root, { childList: true, subtree: true });
     return () => {
       root.removeEventListener('focusin', onFocusin);
+      root.ownerDocument.removeEventListener('pointerdown', onPointerdown, true);
       observer.disconnect();
     };
   }
