@@ -9,6 +9,8 @@ import { REST_PREFIX, handleRest, sendError } from '../ipc/rest.js';
 import { FairQueues } from '../ipc/fair-queue.js';
 import { bearerToken, hostAllowed, originAllowed, tokensMatch } from './auth.js';
 import { serveStatic } from './static-files.js';
+import { DOWNLOAD_PATH, DOWNLOAD_PREFIX, DownloadTickets, type DownloadTicketsOptions } from './download-tickets.js';
+import { streamTaskLog } from '../ipc/log-download.js';
 
 export const HOST_ADDRESS = '127.0.0.1';
 /** A client must send its request line and headers within this time (slowloris)… */
@@ -27,6 +29,8 @@ export interface HostServerOptions {
   staticDir: string;
   /** Requests one connection (a WebSocket, or one keep-alive HTTP connection) may have running at once; more wait. */
   maxInFlightPerConnection?: number;
+  /** The log download tickets' lifetime, cap and clock (tests shorten them). */
+  downloadTickets?: DownloadTicketsOptions;
 }
 
 export interface HostServer {
@@ -40,6 +44,8 @@ export interface HostServer {
 export async function startHostServer(options: HostServerOptions): Promise<HostServer> {
   const ws = new ContractWsServer(options.endpoint, { maxInFlightPerConnection: options.maxInFlightPerConnection });
   const restQueues = new FairQueues<object>({ maxInFlight: options.maxInFlightPerConnection });
+  // Each server its own: a ticket one host issued is unknown to any other.
+  const tickets = new DownloadTickets(options.downloadTickets);
   let port = options.port;
 
   const server = createServer(
@@ -74,17 +80,41 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       }
       // Pipelined requests on one keep-alive connection share that connection's fair share.
       try {
-        return await restQueues.for(req.socket).run(() => handleRest(options.endpoint, req, res, url));
+        return await restQueues.for(req.socket).run(() => handleRest(options.endpoint, req, res, url, tickets));
       } catch (error) {
         if (error instanceof DroverError) return sendError(res, error.toJSON());
         throw error;
       }
     }
+    if (url.pathname.startsWith(DOWNLOAD_PREFIX)) return spendTicket(req, res, url);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       return;
     }
     return serveStatic(options.staticDir, url.pathname, res);
+  };
+
+  /**
+   * `GET /download/TICKET`: no token here (a link cannot send the header); the ticket, issued over
+   * an authorised call, stands in for it once. The Host check above applies as everywhere.
+   */
+  const spendTicket = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    if (req.method !== 'GET') {
+      // Checked before the ticket is spent, so a stray HEAD or POST does not use it up.
+      res.setHeader('Allow', 'GET');
+      return sendError(
+        res,
+        new DroverError('method_not_allowed', `${req.method} is not allowed on a download`).toJSON(),
+      );
+    }
+    const ticket = DOWNLOAD_PATH.exec(url.pathname)?.[1];
+    const target = ticket === undefined ? undefined : tickets.take(ticket);
+    if (target === undefined) {
+      return sendError(res, new DroverError('not_found', 'This download link is unknown, used or expired').toJSON());
+    }
+    // Not through the connection's fair queue: each download was paid for by an authorised call
+    // that went through it, and a spent ticket must not then be answered 'busy'.
+    return streamTaskLog(options.endpoint, res, target.sessionId, target.taskId, sendError);
   };
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

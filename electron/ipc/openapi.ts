@@ -54,6 +54,54 @@ export function openApiDocument(version: string): JsonSchema {
       },
     },
   };
+  paths['/api/sessions/{session_id}/background-tasks/{task_id}/log-ticket'] = {
+    post: {
+      operationId: 'taskLogTicket',
+      summary: "A single-use link that downloads a task's whole log without the token, for a browser to follow",
+      parameters: ['session_id', 'task_id'].map((name) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      })),
+      responses: {
+        '200': {
+          description: 'The link: `/download/TICKET`, good for one download within 60 seconds, on this host only',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { url: { type: 'string', pattern: '^/download/[A-Za-z0-9_-]{43}$' } },
+                required: ['url'],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        ...failures(),
+      },
+    },
+  };
+  paths['/download/{ticket}'] = {
+    get: {
+      operationId: 'downloadWithTicket',
+      summary: "Spends a ticket from log-ticket: the task's whole log, as GET …/log sends it",
+      // The ticket stands in for the token: a link a browser follows cannot send the header.
+      security: [],
+      parameters: [{ name: 'ticket', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: {
+        '200': {
+          description: 'The log, as an attachment named after the task',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+        ...pick(failures(), ['405', '421']),
+        '404': {
+          description: 'not_found: the ticket is unknown, already used or expired (or the task is gone)',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
+    },
+  };
   paths[OPENAPI_PATH] = {
     get: {
       operationId: 'openapi',
@@ -152,6 +200,10 @@ function describeOperation(route: Route, params: string[]): Record<string, unkno
 function takesBody(route: Route): boolean {
   const probe = route.input(['a', 'b', 'c'], { bodyProbe: true }, new URLSearchParams()) as Record<string, unknown>;
   return probe !== null && typeof probe === 'object' && probe.bodyProbe === true;
+}
+
+function pick(from: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((key) => [key, from[key]]));
 }
 
 function failures(): Record<string, unknown> {

@@ -6,7 +6,7 @@ import { ShellResultSchema } from '../../shared/contract.js';
 import { TaskRowSchema } from '../../shared/schemas/task.js';
 import { KeyShapeError, snake, toCamelKeys, toSnakeKeys } from './case.js';
 import { OPENAPI_PATH, openApiDocument } from './openapi.js';
-import { LOG_DOWNLOAD, sendTaskLog } from './log-download.js';
+import { LOG_DOWNLOAD, LOG_TICKET, issueLogTicket, sendTaskLog, type LogTicketIssuer } from './log-download.js';
 
 export const REST_PREFIX = '/api';
 export const REST_MAX_BODY_BYTES = 1024 * 1024;
@@ -216,10 +216,14 @@ export async function handleRest(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
+  /** The host server's download tickets; without them there is no log-ticket route. */
+  tickets?: LogTicketIssuer,
 ): Promise<void> {
   if (url.pathname === OPENAPI_PATH && req.method === 'GET') return sendOpenApi(endpoint, res);
   const log = LOG_DOWNLOAD.exec(url.pathname);
   if (log) return sendTaskLog(endpoint, req, res, log.slice(1).map(safeDecode), sendError);
+  const ticket = LOG_TICKET.exec(url.pathname);
+  if (ticket && tickets) return issueLogTicket(endpoint, req, res, ticket.slice(1).map(safeDecode), tickets, sendError);
   const matching = routes.filter((route) => route.pattern.test(url.pathname));
   if (matching.length === 0) {
     return sendError(res, new DroverError('not_found', `No API route ${url.pathname}`).toJSON());

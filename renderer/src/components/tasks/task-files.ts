@@ -7,30 +7,25 @@ export function inDesktopApp(): boolean {
 }
 
 /**
- * Downloads a task's whole log from the headless host's REST route. The token goes in the
- * Authorization header as on every other route (never in the URL, where it would stay in the
- * download history); the answer becomes a Blob the browser saves under the task's name.
+ * Saves a task's whole log from the headless host. A log can run to gigabytes, so the page must
+ * never hold it: only a download the browser runs itself (following a link) goes straight to
+ * disk. Such a link cannot carry the Authorization header, and the token must never go in a URL
+ * (it would stay in the download history), so the page first trades its token, in the header, for
+ * a single-use ticket URL that unlocks this one log for a minute, then follows that.
  */
 export async function downloadTaskLog(sessionId: string, taskId: string): Promise<void> {
   const token = hostToken();
-  const path = `/api/sessions/${encodeURIComponent(sessionId)}/background-tasks/${encodeURIComponent(taskId)}/log`;
-  const response = await fetch(path, { headers: { Authorization: `Bearer ${token}` } });
-  if (!response.ok) {
-    const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+  const path = `/api/sessions/${encodeURIComponent(sessionId)}/background-tasks/${encodeURIComponent(taskId)}/log-ticket`;
+  const response = await fetch(path, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+  const body = (await response.json().catch(() => null)) as { url?: unknown; error?: { message?: string } } | null;
+  if (!response.ok || typeof body?.url !== 'string') {
     throw new Error(body?.error?.message ?? `The host answered ${response.status}`);
   }
-  const blob = await response.blob();
-  const url = URL.createObjectURL(blob);
-  try {
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = `${taskId}.log`;
-    link.rel = 'noopener';
-    document.body.append(link);
-    link.click();
-    link.remove();
-  } finally {
-    // The click has handed the Blob to the download; the URL is not needed past this turn.
-    setTimeout(() => URL.revokeObjectURL(url), 0);
-  }
+  const link = document.createElement('a');
+  link.href = body.url;
+  link.download = `${taskId}.log`;
+  link.rel = 'noopener';
+  document.body.append(link);
+  link.click();
+  link.remove();
 }
