@@ -229,8 +229,13 @@ export const contract = defineContract({
         /** Only these (the ones the person saw when they chose Clear); every settled task when absent. */
         taskIds: z.array(TaskIdSchema).max(100_000).optional(),
       }).strict(),
-      output: z.object({ removed: z.array(TaskIdSchema) }),
-      summary: 'Drop the settled tasks of a session and their logs; running ones are untouched',
+      output: z.object({
+        removed: z.array(TaskIdSchema),
+        /** Settled tasks kept because the transcript could not record them first (their rows would lose what they showed); only when there are any. */
+        kept: z.array(z.object({ taskId: TaskIdSchema, reason: z.string() })).optional(),
+      }),
+      summary:
+        'Drop the settled tasks of a session and their logs; running ones, and any the transcript could not record first, are untouched',
     }),
     scanTaskLog: request({
       input: ByTask.extend({

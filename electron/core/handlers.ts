@@ -196,12 +196,18 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     },
     clearFinishedTasks: async ({ sessionId, taskIds }) => {
       requireSession(sessionId);
-      // The transcript keeps what its rows showed before the tasks and their logs go.
-      await d.snapshots.beforeForget(sessionId, taskIds);
-      const removed = await pool.clearFinished(sessionId, taskIds);
+      // The transcript keeps what its rows showed before the tasks and their logs go: only tasks
+      // it recorded are removed (never "every settled task", which may take one that settled
+      // after this check), and one it could not record stays, with the reason.
+      const { safe, failed } = await d.snapshots.beforeForget(sessionId, taskIds);
+      const removed = await pool.clearFinished(sessionId, safe);
       for (const id of removed) outputs.forget(`${sessionId}/${id}/`);
       bus.emit('tasksCleared', { sessionId, removed });
-      return { removed };
+      const kept = failed.map(({ taskId, reason }) => ({
+        taskId,
+        reason: `the transcript could not record it first (${reason})`,
+      }));
+      return kept.length > 0 ? { removed, kept } : { removed };
     },
   };
 }

@@ -91,6 +91,13 @@ export class ForegroundHandovers {
     const refused = pool.adopt(taskId);
     if (refused !== null)
       throw new DroverError('conflict', `Not moved to the background: ${refused}. It goes on in the foreground.`);
+    // The pool takes nothing over from a run that already exited and is being recorded as ended
+    // (its row still says running until then): its wait ends with the result, not a handover.
+    if (!pool.row(sessionId, taskId).adopted)
+      throw new DroverError(
+        'conflict',
+        `Task ${taskId} is not a foreground command waiting to finish (it has just ended)`,
+      );
     this.#waiting.delete(taskId);
     wake();
     return pool.row(sessionId, taskId);

@@ -147,7 +147,8 @@ export class TaskPool {
    */
   adopt(id: string): string | null {
     const live = this.#live.get(id);
-    if (!live || !live.record.foreground || live.record.adopted) return null;
+    // A settling run has exited: nothing is left to hand over, and a timeout armed now would outlive it.
+    if (!live || live.settling || !live.record.foreground || live.record.adopted) return null;
     if (!this.policy.enabled) return 'background tasks are turned off in the settings';
     if (this.#draining) return 'Drover is shutting down';
     const full = this.#scheduler.capacityProblem(live.record.sessionId);

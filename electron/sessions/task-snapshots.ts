@@ -22,6 +22,14 @@ export interface TaskSnapshotsDeps {
   log?: (message: string) => void;
 }
 
+/** Which settled tasks may be forgotten now, and why the others may not. */
+export interface ForgetCheck {
+  /** Every row naming these shows them as they ended (or no row names them). */
+  safe: string[];
+  /** Their rows could not be brought up to date: forgetting them would lose what the transcript showed. */
+  failed: { taskId: string; reason: string }[];
+}
+
 /**
  * Keeps each transcript tool row whole on its own: when the task a row stands for or concerns
  * settles (or a row first names a settled task, as a read of its output does), the row records
@@ -56,31 +64,59 @@ export class TaskSnapshots {
   /**
    * Before tasks of a session are forgotten (Clear, a delete): waits for captures in flight, then
    * records every settled task whose rows do not show its end yet (tasks settled while no capture
-   * ran, such as orphans an earlier run left and this start settled as lost).
+   * ran, such as orphans an earlier run left and this start settled as lost). Answers the settled
+   * tasks (of `taskIds` when given) whose rows are safe now: captured here or before, or named by
+   * no row. Only these may be forgotten: one whose capture failed (its log unreadable, the
+   * database busy or full) would take what its rows showed with it, and one that settles after
+   * this list was taken was never captured here at all.
    */
-  async beforeForget(sessionId: string, taskIds?: readonly string[]): Promise<void> {
+  async beforeForget(sessionId: string, taskIds?: readonly string[]): Promise<ForgetCheck> {
     await Promise.all([...this.#inFlight.values()]);
     const wanted = taskIds === undefined ? null : new Set(taskIds);
+    const check: ForgetCheck = { safe: [], failed: [] };
     for (const task of this.#deps.source.list(sessionId)) {
       if (!isSettled(task.status) || (wanted && !wanted.has(task.id))) continue;
-      await this.capture(sessionId, task.id);
+      try {
+        if (await this.#queue(sessionId, task.id)) check.safe.push(task.id);
+      } catch (error) {
+        this.#logFailure(task.id, error);
+        check.failed.push({ taskId: task.id, reason: (error as Error).message });
+      }
     }
+    return check;
   }
 
   /** Records the task's current state and newest output on every row that names it and lacks it. */
   capture(sessionId: string, taskId: string): Promise<void> {
+    return this.#queue(sessionId, taskId).then(
+      () => {},
+      (error: unknown) => this.#logFailure(taskId, error),
+    );
+  }
+
+  /**
+   * Runs a capture after any earlier one of the same task; rejects when it fails. Resolves true
+   * when every row naming the task shows it as it is now.
+   */
+  #queue(sessionId: string, taskId: string): Promise<boolean> {
     const key = `${sessionId}/${taskId}`;
     const previous = this.#inFlight.get(key) ?? Promise.resolve();
-    const next = previous
-      .then(() => this.#capture(sessionId, taskId))
-      .catch((error: unknown) =>
-        this.#deps.log?.(`the transcript could not keep task ${taskId}: ${(error as Error).message}`),
+    const run = previous.then(() => this.#capture(sessionId, taskId));
+    // What waits on the queue only needs to know it ended; the failure is the caller's to handle.
+    const done: Promise<void> = run
+      .then(
+        () => {},
+        () => {},
       )
       .finally(() => {
-        if (this.#inFlight.get(key) === next) this.#inFlight.delete(key);
+        if (this.#inFlight.get(key) === done) this.#inFlight.delete(key);
       });
-    this.#inFlight.set(key, next);
-    return next;
+    this.#inFlight.set(key, done);
+    return run;
+  }
+
+  #logFailure(taskId: string, error: unknown): void {
+    this.#deps.log?.(`the transcript could not keep task ${taskId}: ${(error as Error).message}`);
   }
 
   dispose(): void {
@@ -93,16 +129,17 @@ export class TaskSnapshots {
       void this.capture(sessionId, taskId);
   }
 
-  async #capture(sessionId: string, taskId: string): Promise<void> {
+  async #capture(sessionId: string, taskId: string): Promise<boolean> {
     const { source, sessions } = this.#deps;
-    if (this.#disposed || !source.has(sessionId, taskId)) return;
+    if (this.#disposed || !source.has(sessionId, taskId)) return false;
     const task = source.row(sessionId, taskId);
     const stale = sessions.rowsOfTask(sessionId, taskId).filter((row) => !shows(row.taskSnapshot, task));
-    if (stale.length === 0) return;
+    if (stale.length === 0) return true;
     const output = capOutput(await source.output(sessionId, taskId, SNAPSHOT_OUTPUT_LINES));
-    if (this.#disposed) return;
+    if (this.#disposed) return false;
     const snapshot = snapshotOf(task, output, this.#now());
     for (const row of stale) sessions.update(row.id, { taskSnapshot: snapshot });
+    return true;
   }
 }
 

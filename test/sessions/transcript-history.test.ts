@@ -1,13 +1,13 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Message } from '../../shared/schemas/message.js';
 import { SNAPSHOT_OUTPUT_BYTES } from '../../shared/schemas/message.js';
 import type { ShellResult } from '../../shared/contract.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { createServices, type Services } from '../../electron/core/services.js';
-import { openDatabase } from '../../electron/store/database.js';
+import { DATABASE_FILE, openDatabase } from '../../electron/store/database.js';
 import { migrations } from '../../electron/store/migrations/index.js';
 import { MessagesRepo } from '../../electron/store/messages-repo.js';
 import { capOutput } from '../../electron/sessions/task-snapshots.js';
@@ -16,6 +16,7 @@ import { tempDir, until } from '../helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
@@ -141,6 +142,83 @@ describe('snapshots: the transcript survives Clear', () => {
       status: 'succeeded',
       output: { text: expect.stringContaining('late') },
     });
+  });
+
+  it('a task whose capture fails is not cleared: it, its log and its row stay as they were', async () => {
+    const { dataDir, services, call, session, rows } = start();
+    const bg = await call<ShellResult>('runShell', { sessionId: session.id, command: 'echo kept', background: true });
+    await until(() => rows()[0]!.taskSnapshot !== null, 'the capture');
+    // As a row whose task settled in an earlier run: Clear itself has to record it.
+    services.sessions.update(rows()[0]!.id, { taskSnapshot: null });
+    // A real write failure: the database refuses every change to a transcript row (as a busy,
+    // read-only or full database would), through a second connection like any other process.
+    const other = new BetterSqlite3(join(dataDir, DATABASE_FILE));
+    other.exec(
+      "CREATE TRIGGER no_row_updates BEFORE UPDATE ON messages BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
+    const logPath = services.pool.row(session.id, bg.task.id).logPath;
+
+    const answer = await call<{ removed: string[]; kept: { taskId: string; reason: string }[] }>('clearFinishedTasks', {
+      sessionId: session.id,
+      taskIds: [bg.task.id],
+    });
+    expect(answer).toEqual({
+      removed: [],
+      kept: [{ taskId: bg.task.id, reason: expect.stringContaining('database or disk is full') }],
+    });
+    expect(services.pool.row(session.id, bg.task.id).status).toBe('succeeded');
+    expect(readFileSync(logPath, 'utf8')).toContain('kept');
+    expect(rows()[0]!.taskSnapshot).toBeNull();
+
+    // Once the row can be written, the same Clear records the task and then removes it.
+    other.exec('DROP TRIGGER no_row_updates');
+    other.close();
+    expect(await call('clearFinishedTasks', { sessionId: session.id })).toEqual({ removed: [bg.task.id] });
+    expect(existsSync(logPath)).toBe(false);
+    expect(rows()[0]!.taskSnapshot).toMatchObject({ status: 'succeeded', output: { text: 'kept' } });
+  });
+
+  it('Clear without ids leaves a task that settles after the check, to be recorded first', async () => {
+    const { dataDir, services, call, session, rows } = start();
+    const done = await call<ShellResult>('runShell', {
+      sessionId: session.id,
+      command: 'echo first',
+      background: true,
+    });
+    const late = untilFile(dataDir, 'go-late');
+    const running = await call<ShellResult>('runShell', {
+      sessionId: session.id,
+      command: late.command,
+      background: true,
+    });
+    await until(() => rows()[0]!.taskSnapshot !== null, 'the first capture');
+    // Forget the capture behind the service's back (no event, so no capture starts but Clear's own).
+    const other = new BetterSqlite3(join(dataDir, DATABASE_FILE));
+    other.prepare('UPDATE messages SET task_snapshot = NULL WHERE id = ?').run(rows()[0]!.id);
+    other.close();
+    // Hold Clear inside its check (reading the first task's output) while the second task ends.
+    let reading!: () => void;
+    const held = new Promise<void>((resolve) => (reading = resolve));
+    let letGo!: () => void;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    const output = services.pool.output.bind(services.pool);
+    vi.spyOn(services.pool, 'output').mockImplementation(async (sessionId, id, tail) => {
+      if (id === done.task.id) {
+        reading();
+        await gate;
+      }
+      return output(sessionId, id, tail);
+    });
+    const cleared = call<{ removed: string[] }>('clearFinishedTasks', { sessionId: session.id });
+    await held;
+    late.release();
+    await until(() => services.pool.row(session.id, running.task.id).status === 'succeeded', 'the second task to end');
+    letGo();
+
+    expect((await cleared).removed).toEqual([done.task.id]);
+    expect(services.pool.row(session.id, running.task.id).status).toBe('succeeded');
+    await until(() => rows()[1]!.taskSnapshot?.status === 'succeeded', 'the second task to be recorded');
+    expect(rows()[1]!.taskSnapshot!.output.text).toContain('released');
   });
 
   it('keeps the newest lines within 32 KiB, cut where a line starts and never inside a character', () => {

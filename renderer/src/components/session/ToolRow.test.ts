@@ -210,6 +210,28 @@ describe('ToolRow after its task is cleared', () => {
   });
 });
 
+describe('ToolRow of a task cleared before this load', () => {
+  it('a second, collapsed row naming it shows what it kept, never "starting…"', async () => {
+    // After Clear and a reload: no cleared event, and the list simply lacks the task.
+    const { tasks } = liveTasks([]);
+    await vi.waitFor(() => expect(tasks.loaded).toBe(true));
+    const read = callRow('bg_1', {
+      toolName: 'read_task_output',
+      toolArgs: { task_id: 'bg_1' },
+      taskId: 'bg_1',
+      status: 'done',
+      taskSnapshot: snapshot,
+    });
+    render(ToolRow, { message: read, tasks, primary: false });
+    const row = screen.getByTestId('tool-row');
+    expect(row.querySelector('button[aria-expanded]')!.getAttribute('aria-expanded')).toBe('false');
+    expect(row.dataset.status).toBe('failed');
+    expect(screen.getByTestId('tool-status').querySelector('.spinner')).toBeNull();
+    expect(screen.getByTestId('tool-log-removed')).toBeTruthy();
+    expect(screen.getByTestId('tool-exit').textContent).toBe('exit 2');
+  });
+});
+
 describe("ToolRow: the person's words, never the model's", () => {
   it("a call's Result shows the person's words; the model's fenced text is not shown", async () => {
     const { tasks, emit } = liveTasks([]);
