@@ -18,6 +18,7 @@ import {
   movedDisplay,
   refusedAdoptionNotice,
   requestedAdoptionNotice,
+  SETTLING_WAIT_MS,
 } from '../pool/adoption.js';
 import { INLINE_OUTPUT_MAX_CHARS, omittedNote, readInlineOutput } from './inline-output.js';
 import { fence } from './fence.js';
@@ -211,15 +212,18 @@ export function backgroundTools(
           text: `${requestedAdoptionNotice(moved, follow(moved.id))}\nOutput so far:\n${await output(moved)}`,
         };
       }
-      if (settled) {
+      const ran = async () => {
         const done = pool.row(context.sessionId, record.id);
-        return {
-          taskId: record.id,
-          display: { kind: 'ran' },
-          text: `${statusLine(done)}${failureWarning(done)}\n${await output(done)}`,
-        };
-      }
+        const text = `${statusLine(done)}${failureWarning(done)}\n${await output(done)}`;
+        return { taskId: record.id, display: { kind: 'ran' } as const, text };
+      };
+      if (settled) return ran();
       const refused = context.signal.aborted ? 'the turn was cancelled' : pool.adopt(record.id);
+      // Exited as the wait ran out, its end being recorded: nothing was handed over; answer its result.
+      if (refused === null && !pool.row(context.sessionId, record.id).adopted) {
+        await pool.waitFor(record.id, SETTLING_WAIT_MS);
+        return ran();
+      }
       if (refused === null) {
         const adopted = pool.row(context.sessionId, record.id);
         const notice = adoptionNotice(adopted, waitMs, follow(adopted.id));

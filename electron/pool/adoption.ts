@@ -46,6 +46,12 @@ export function formatDuration(seconds: number): string {
   return `${Number.isInteger(hours) ? hours : hours.toFixed(1)} h`;
 }
 
+/**
+ * How long a handover that found the run already ending waits for its end to be recorded (the
+ * log flushed and closed) before answering with the result; past it, the row as it stands.
+ */
+export const SETTLING_WAIT_MS = 10_000;
+
 /** What a "Background now" request needs of the pool. */
 export interface HandoverPool {
   row(sessionId: string, id: string): TaskRow;

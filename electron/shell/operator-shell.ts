@@ -3,7 +3,13 @@ import type { ToolDisplay } from '../../shared/schemas/message.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 import type { TaskPool } from '../pool/pool.js';
-import { ForegroundHandovers, movedDisplay, movedNoticeForPerson, refusedNoticeForPerson } from '../pool/adoption.js';
+import {
+  ForegroundHandovers,
+  movedDisplay,
+  movedNoticeForPerson,
+  refusedNoticeForPerson,
+  SETTLING_WAIT_MS,
+} from '../pool/adoption.js';
 
 /**
  * The operator's shell mode: `!cmd` runs in the foreground (handed to the background if it
@@ -64,6 +70,12 @@ export class OperatorShell {
       });
     }
     const refused = this.#pool.adopt(record.id);
+    if (refused === null && !this.#pool.row(sessionId, record.id).adopted) {
+      // It exited as the wait ran out and is being recorded as ended: nothing was handed over, so
+      // the answer is its result, never "moved to the background".
+      await this.#pool.waitFor(record.id, SETTLING_WAIT_MS);
+      return this.#answer(sessionId, record.id, null);
+    }
     if (refused === null) {
       const moved = this.#pool.row(sessionId, record.id);
       return this.#answer(sessionId, record.id, movedNoticeForPerson(moved, waitMs / 1000, false), {

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServices } from '../../electron/core/services.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DroverError } from '../../shared/ipc/errors.js';
 import { ForegroundHandovers } from '../../electron/pool/adoption.js';
@@ -66,5 +69,55 @@ describe('handing over a foreground run that is settling', () => {
     const settled = await pool.waitFor(task.id, 5_000);
     handover.done();
     expect(settled).toMatchObject({ status: 'succeeded', adopted: false, foreground: true, timeoutSeconds: 5 });
+  });
+
+  it('the timed handover finding the run already ending answers with its result, never "moved"', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'drover-settling-'));
+    const services = createServices({
+      dataDir,
+      version: 't',
+      host: 'headless',
+      workingDir: dataDir,
+      env: {},
+      warn: () => {},
+    });
+    const session = services.sessions.create();
+    const log = holdLogClose();
+    // The wait runs out just as the command exits, while its end is still being recorded: the
+    // first wait answers "timed out" once the log's close has begun; later waits are real.
+    const waitFor = services.pool.waitFor.bind(services.pool);
+    vi.spyOn(services.pool, 'waitFor')
+      .mockImplementationOnce(async () => {
+        await log.closing;
+        return null;
+      })
+      .mockImplementation(waitFor);
+    let adoptCalled!: () => void;
+    const adopting = new Promise<void>((resolve) => (adoptCalled = resolve));
+    const adopt = services.pool.adopt.bind(services.pool);
+    vi.spyOn(services.pool, 'adopt').mockImplementation((id: string) => {
+      const refused = adopt(id);
+      adoptCalled();
+      return refused;
+    });
+    try {
+      const answer = services.handle('runShell', { sessionId: session.id, command: 'echo done' });
+      await log.closing;
+      await adopting;
+      log.letGo();
+      const result = (await answer) as {
+        ok: true;
+        value: { task: { adopted: boolean; status: string }; notice: unknown };
+      };
+      expect(result.ok).toBe(true);
+      expect(result.value.notice).toBeNull();
+      expect(result.value.task).toMatchObject({ adopted: false, status: 'succeeded' });
+      const row = services.sessions.messages(session.id).find((message) => message.role === 'tool');
+      expect(row?.display?.kind).not.toBe('moved');
+    } finally {
+      log.letGo();
+      await services.shutdown();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
