@@ -126,4 +126,21 @@ describe('TaskList', () => {
     await vi.waitFor(() => expect(cleared).toEqual([['bg_2']]));
     stop();
   });
+
+  it('says which tasks Clear kept because their transcript record could not be saved', async () => {
+    const api = fakeApi([settledRow('bg_2', '2025-01-01T12:00:06.000Z')]) as unknown as Record<string, unknown>;
+    api['clearFinishedTasks'] = vi.fn(async () => ({
+      removed: [],
+      kept: [{ taskId: 'bg_2', reason: 'the database is read-only' }],
+    }));
+    const state = new TasksState(api as unknown as DroverApi, 's1');
+    const stop = state.start();
+    await vi.waitFor(() => expect(state.loaded).toBe(true));
+    state.clearFinished();
+    await state.commitClear();
+    expect(state.clearError).toBe(
+      'Kept bg_2: its transcript record could not be saved first (the database is read-only).',
+    );
+    stop();
+  });
 });

@@ -182,8 +182,16 @@ export class TasksState {
     this.#clearing = true;
     this.#clearError = null;
     try {
-      const { removed } = await this.#api.clearFinishedTasks({ sessionId: this.#sessionId, taskIds: [...pending.ids] });
+      const { removed, kept } = await this.#api.clearFinishedTasks({
+        sessionId: this.#sessionId,
+        taskIds: [...pending.ids],
+      });
       if (this.#alive) this.#apply(removeAll(removed), removed);
+      // A task whose transcript record could not be saved stays, and the panel says why.
+      if (kept && kept.length > 0) {
+        const first = kept[0]!;
+        this.#clearError = `Kept ${kept.map((entry) => entry.taskId).join(', ')}: its transcript record could not be saved first (${first.reason}).`;
+      }
     } catch (error) {
       this.#clearError = `Could not clear: ${errorMessage(error)}`;
     } finally {
