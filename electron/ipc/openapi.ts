@@ -4,6 +4,14 @@ import { IpcErrorSchema } from '../../shared/ipc/errors.js';
 import { snake } from './case.js';
 import { routes, type Route } from './rest.js';
 
+/** The path parameters of a route under one task, for the routes described by hand below. */
+const TASK_PATH_PARAMETERS = ['session_id', 'task_id'].map((name) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+}));
+
 /** Where the document is served (behind the token, like the rest of /api). */
 export const OPENAPI_PATH = '/api/openapi.json';
 
@@ -39,12 +47,7 @@ export function openApiDocument(version: string): JsonSchema {
     get: {
       operationId: 'downloadTaskLog',
       summary: "A task's whole log as written (escape sequences and all), as a file to save",
-      parameters: ['session_id', 'task_id'].map((name) => ({
-        name,
-        in: 'path',
-        required: true,
-        schema: { type: 'string' },
-      })),
+      parameters: TASK_PATH_PARAMETERS,
       responses: {
         '200': {
           description: 'The log, as an attachment named after the task',
@@ -58,12 +61,7 @@ export function openApiDocument(version: string): JsonSchema {
     post: {
       operationId: 'taskLogTicket',
       summary: "A single-use link that downloads a task's whole log without the token, for a browser to follow",
-      parameters: ['session_id', 'task_id'].map((name) => ({
-        name,
-        in: 'path',
-        required: true,
-        schema: { type: 'string' },
-      })),
+      parameters: TASK_PATH_PARAMETERS,
       responses: {
         '200': {
           description: 'The link: `/download/TICKET`, good for one download within 60 seconds, on this host only',

@@ -2,41 +2,15 @@
 // follows /download/TICKET and streams the log to disk. These run against a real host server.
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createServices, type Services } from '../../electron/core/services.js';
+import { describe, expect, it } from 'vitest';
+import type { Services } from '../../electron/core/services.js';
 import { DownloadTickets } from '../../electron/host/download-tickets.js';
-import { startHostServer, type HostServer, type HostServerOptions } from '../../electron/host/server.js';
-import { tempDir } from '../helpers.js';
+import type { HostServerOptions } from '../../electron/host/server.js';
+import { REST_TOKEN as TOKEN, restAuth, startRestHost } from './rest-harness.js';
 
-const TOKEN = 'test-token-ticket-0123456789ab';
-const auth = { Authorization: `Bearer ${TOKEN}` };
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const auth = restAuth;
 
-async function start(extra: Partial<HostServerOptions> = {}) {
-  const dataDir = tempDir();
-  const services: Services = createServices({ dataDir, version: '1', host: 'headless', workingDir: dataDir });
-  const server: HostServer = await startHostServer({
-    endpoint: services,
-    token: TOKEN,
-    port: 0,
-    staticDir: dataDir,
-    ...extra,
-  });
-  cleanups.push(async () => {
-    await server.close();
-    await services.shutdown();
-  });
-  const origin = `http://127.0.0.1:${server.port}`;
-  const session = (
-    (await (
-      await fetch(`${origin}/api/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 't' }) })
-    ).json()) as { id: string }
-  ).id;
-  return { services, server, origin, session };
-}
+const start = (extra: Partial<HostServerOptions> = {}) => startRestHost({ server: extra });
 
 /** A finished background task whose log holds escape sequences and bytes that are not UTF-8. */
 async function taskWithRawLog(services: Services, sessionId: string): Promise<{ id: string; logPath: string }> {

@@ -1,37 +1,17 @@
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServices, type Services } from '../../electron/core/services.js';
-import { startHostServer, type HostServer } from '../../electron/host/server.js';
+import { createServices } from '../../electron/core/services.js';
 import { tempDir } from '../helpers.js';
+import { REST_TOKEN as TOKEN, restAuth, startRestHost } from './rest-harness.js';
 
-const TOKEN = 'test-token-actions-0123456789';
-const auth = { Authorization: `Bearer ${TOKEN}` };
+const auth = restAuth;
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start() {
-  const dataDir = tempDir();
-  const services: Services = createServices({ dataDir, version: '1', host: 'headless', workingDir: dataDir });
-  const server: HostServer = await startHostServer({ endpoint: services, token: TOKEN, port: 0, staticDir: dataDir });
-  cleanups.push(async () => {
-    await server.close();
-    await services.shutdown();
-  });
-  const base = `http://127.0.0.1:${server.port}/api`;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: auth,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
-  };
-  const session = (await call('POST', '/sessions', { title: 'actions' })).body.id as string;
-  return { services, call, session, base, dataDir };
-}
+const start = () => startRestHost();
 
 describe('task actions', () => {
   it('saves the whole raw log as an attachment, only with the token', async () => {

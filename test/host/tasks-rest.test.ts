@@ -1,42 +1,17 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServices, type Services } from '../../electron/core/services.js';
-import { startHostServer, type HostServer } from '../../electron/host/server.js';
 import { tempDir } from '../helpers.js';
 import { spawnHost } from './spawn-host.js';
+import { startRestHost } from './rest-harness.js';
 import { groupRuns, pidAlive } from '../pool/pool-harness.js';
 
-const TOKEN = 'test-token-0123456789abcdef';
-const auth = { Authorization: `Bearer ${TOKEN}` };
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 async function start(policy = {}) {
-  const dataDir = tempDir();
-  const services: Services = createServices({ dataDir, version: '1', host: 'headless', workingDir: dataDir, policy });
-  const server: HostServer = await startHostServer({
-    endpoint: services,
-    token: TOKEN,
-    port: 0,
-    staticDir: join(dataDir, 'ui'),
-  });
-  cleanups.push(async () => {
-    await server.close();
-    await services.shutdown();
-  });
-  const base = `http://127.0.0.1:${server.port}/api`;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: auth,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
-  };
-  const session = (await call('POST', '/sessions', { title: 'tasks' })).body.id as string;
+  const { services, call, session, dataDir } = await startRestHost({ policy });
   return { services, call, session, dataDir };
 }
 
