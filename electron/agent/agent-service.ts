@@ -19,6 +19,7 @@ import type { SessionsService } from '../sessions/sessions-service.js';
 import { toModelMessages } from './history.js';
 import { systemPrompt } from './prompt.js';
 import { failureForPerson, parseArgs, resolveCall, type AgentTool } from './tools.js';
+import { offeredTools } from './tool-offer.js';
 import { visibleCommand } from '../permissions/gate.js';
 import { withRetries, type RetryOptions } from './providers.js';
 import { redactKey } from './redact.js';
@@ -32,6 +33,8 @@ export interface AgentDeps {
   sessions: SessionsService;
   bus: EventBus<DroverContract>;
   tools: readonly AgentTool[];
+  /** Whether background work is on in the settings; off, the model is offered foreground commands only. */
+  backgroundEnabled?: () => boolean;
   /** The model for a turn, or null when no provider is configured. */
   model: () => { model: LanguageModel; streaming: boolean } | null;
   cwd: () => string;
@@ -156,6 +159,9 @@ export class AgentService {
     bus.emit('turnChanged', { sessionId, busy: true, error: null });
     const writer = new TranscriptWriter(sessions, sessionId, automated);
     let error: string | null = null;
+    // Read once per turn: a settings change applies from the next turn, never halfway through one.
+    const background = this.#deps.backgroundEnabled?.() ?? true;
+    const tools = offeredTools(this.#deps.tools, background);
     try {
       const options = {
         // Retries are ours (each one told to the person as it happens), never the SDK's silent ones.
@@ -164,9 +170,9 @@ export class AgentService {
           onRetry: (notice) => bus.emit('turnRetrying', { sessionId, ...notice }),
           ...(this.#deps.retryDelayMs ? { delayMs: this.#deps.retryDelayMs } : {}),
         }),
-        system: systemPrompt({ cwd: this.#deps.cwd(), now: new Date() }),
+        system: systemPrompt({ cwd: this.#deps.cwd(), now: new Date(), background }),
         messages: toModelMessages(sessions.messages(sessionId).filter((m) => m.status !== 'streaming')),
-        tools: this.#sdkTools(sessionId, turn, writer),
+        tools: this.#sdkTools(sessionId, turn, writer, tools),
         stopWhen: stepCountIs(MAX_STEPS_PER_TURN),
         abortSignal: turn.controller.signal,
         maxRetries: 0,
@@ -179,7 +185,7 @@ export class AgentService {
         }) => {
           // Other agents' tool names are accepted as aliases of ours.
           if (!NoSuchToolError.isInstance(callError)) return null;
-          const resolved = resolveCall(this.#deps.tools, toolCall.toolName, safeJson(toolCall.input));
+          const resolved = resolveCall(tools, toolCall.toolName, safeJson(toolCall.input));
           return resolved ? { ...toolCall, toolName: resolved.tool.name, input: JSON.stringify(resolved.args) } : null;
         },
       };
@@ -228,14 +234,14 @@ export class AgentService {
     }
   }
 
-  #sdkTools(sessionId: string, turn: Turn, writer: TranscriptWriter): ToolSet {
+  #sdkTools(sessionId: string, turn: Turn, writer: TranscriptWriter, tools: readonly AgentTool[]): ToolSet {
     const set: ToolSet = {};
-    for (const agentTool of this.#deps.tools) {
+    for (const agentTool of tools) {
       set[agentTool.name] = tool({
         description: agentTool.description,
         inputSchema: jsonSchema(z.toJSONSchema(agentTool.input, { io: 'input' }) as Parameters<typeof jsonSchema>[0]),
         execute: async (input: unknown, { toolCallId }: { toolCallId: string }) => {
-          const resolved = resolveCall(this.#deps.tools, agentTool.name, input)!;
+          const resolved = resolveCall(tools, agentTool.name, input)!;
           const row = writer.toolStarted(agentTool.name, toolCallId, resolved.args);
           try {
             const args = parseArgs(agentTool, resolved.args);

@@ -5,23 +5,17 @@ import type { TaskRow } from '../../shared/schemas/task.js';
 import type { ToolDisplay } from '../../shared/schemas/message.js';
 import {
   ListTasksInput,
+  READ_WAIT_MAX_SECONDS,
   ReadTaskOutputInput,
   ReapTasksInput,
-  RunCommandInput,
   StopTaskInput,
 } from '../../shared/schemas/tools.js';
 import type { TaskPool } from '../pool/pool.js';
-import {
-  adoptionNotice,
-  ForegroundHandovers,
-  formatDuration,
-  movedDisplay,
-  refusedAdoptionNotice,
-  requestedAdoptionNotice,
-  SETTLING_WAIT_MS,
-} from '../pool/adoption.js';
-import { INLINE_OUTPUT_MAX_CHARS, omittedNote, readInlineOutput } from './inline-output.js';
-import { fence } from './fence.js';
+import { ForegroundHandovers, formatDuration } from '../pool/adoption.js';
+import { INLINE_OUTPUT_MAX_CHARS } from './inline-output.js';
+import { runCommandTool } from './run-command.js';
+import { fencedOutput } from './task-output.js';
+import { exitWords, failureWarning, statusLine } from './task-words.js';
 
 export { INLINE_OUTPUT_MAX_CHARS };
 
@@ -75,10 +69,19 @@ const ARG_ALIASES: Record<string, string> = {
   notifyOnFinish: 'notify_on_finish',
 };
 
-/** Arguments implied by an alias's name (background_wait waits). */
+/**
+ * Arguments implied by an alias's name, as the spec that names it says: background_wait waits,
+ * background_output shows the last 100 lines, task_output (TaskOutput) blocks unless told not to.
+ */
 const ALIAS_DEFAULTS: Record<string, Record<string, unknown>> = {
   background_wait: { wait: true },
+  background_output: { tail_lines: 100 },
+  task_output: { wait: true },
+  TaskOutput: { wait: true },
 };
+
+/** Other agents' arguments counted in milliseconds (task_output's and Bash's `timeout`), mapped to our seconds. */
+const MS_ARG_ALIASES: Record<string, string> = { timeout: 'timeout_seconds' };
 
 export const LIST_TOOL = 'list_tasks';
 
@@ -109,145 +112,25 @@ function unknownTask(id: string): DroverError {
   );
 }
 
-function statusLine(row: TaskRow): string {
-  const parts = [`Task ${row.id}: ${row.status}`];
-  if (row.exitCode !== null) parts.push(`exit code ${row.exitCode}${row.exitNote ? ` (${row.exitNote})` : ''}`);
-  else if (row.exitNote) parts.push(row.exitNote);
-  if (row.signal) parts.push(`signal ${row.signal}`);
-  if (row.error) parts.push(`error: ${row.error}`);
-  if (row.logNote) parts.push(`log: ${row.logNote}`);
-  parts.push(`elapsed ${formatDuration(row.elapsedSeconds)}`);
-  return parts.join(', ');
-}
-
-function failureWarning(row: TaskRow): string {
-  return ['failed', 'timed_out', 'stopped'].includes(row.status) ? `\nThis task did NOT succeed (${row.status}).` : '';
-}
-
 /** The model's background tools over the pool. One canonical name each; other agents' names are aliases. */
 export function backgroundTools(
   pool: TaskPool,
   handovers: ForegroundHandovers = new ForegroundHandovers(),
 ): AgentTool[] {
-  // Read from the log on disk, which holds every byte, so the note can count the whole of it.
-  const output = async (row: TaskRow, tailLines?: number) => {
-    const shown = await readInlineOutput(row.logPath, pool.policy.persistedReadBytes, tailLines);
-    return `${omittedNote(shown, row.logPath)}${fence(shown.text, row.id)}`;
-  };
+  const output = (task: TaskRow, tailLines?: number) => fencedOutput(pool, task, tailLines);
   const row = (sessionId: string, id: string): TaskRow => {
     if (!pool.has(sessionId, id)) throw unknownTask(id);
     return pool.row(sessionId, id);
   };
 
-  const runCommand: AgentTool = {
-    name: 'run_command',
-    aliases: ['shell_command', 'bash', 'Bash'],
-    description:
-      'Run a shell command. Foreground runs wait up to 30 s and are then moved to the background (not killed). ' +
-      'background: true returns a task id at once; use it for builds, tests, installs and servers.',
-    input: RunCommandInput,
-    async execute(args: z.output<typeof RunCommandInput>, context) {
-      const cwd = args.cwd ?? context.cwd;
-      // Backgrounding is never a way around approval: both paths pass the gate first.
-      const permission = await context.permit(args.command, cwd, args.background);
-      if (!permission.allowed) {
-        return {
-          failed: true,
-          rejected: permission.rejected === true,
-          display: {
-            kind: 'not_run',
-            rejected: permission.rejected === true,
-            reason: permission.rejected === true ? null : permission.reason,
-          },
-          text:
-            permission.rejected === true
-              ? `Not run: the person rejected \`${args.command}\`. Do not run it again, or a variant of it, unless they ask you to.`
-              : `Not run: ${permission.reason}.`,
-        };
-      }
-      const request = {
-        sessionId: context.sessionId,
-        command: args.command,
-        cwd,
-        expectedSeconds: args.expected_seconds,
-        timeoutSeconds: args.timeout_seconds,
-        notifyOnFinish: args.notify_on_finish,
-      };
-      if (args.background) {
-        const record = await pool.start(request);
-        context.onTask?.(record.id);
-        const started = pool.row(context.sessionId, record.id);
-        return {
-          taskId: record.id,
-          display: { kind: 'started', taskId: record.id },
-          text: [
-            `Started background task ${started.id}: ${started.status}${started.pid ? `, pid ${started.pid}` : ''}, in ${started.cwd}.`,
-            `Hard timeout ${formatDuration(started.timeoutSeconds)}. Log: ${started.logPath}.`,
-            started.error ? `It could not start: ${started.error}.` : '',
-            started.notifyOnFinish
-              ? 'You will be woken when it ends; you may end your turn.'
-              : 'Read it with read_task_output; wait with wait: true.',
-          ]
-            .filter(Boolean)
-            .join('\n'),
-        };
-      }
-      const record = await pool.startForeground(request);
-      context.onTask?.(record.id);
-      const waitMs = pool.policy.foregroundWaitMs;
-      const handover = handovers.wait(record.id);
-      let settled: unknown;
-      try {
-        settled = await Promise.race([pool.waitFor(record.id, waitMs, context.signal), handover.requested]);
-      } finally {
-        handover.done();
-      }
-      const follow = (id: string) => ({ read: `read_task_output task_id="${id}"`, stop: `stop_task task_id="${id}"` });
-      if (settled === 'moved') {
-        // The person pressed "Background": already adopted, told as the timed handover tells it.
-        const moved = pool.row(context.sessionId, record.id);
-        return {
-          taskId: record.id,
-          display: movedDisplay(moved, moved.elapsedSeconds, true),
-          text: `${requestedAdoptionNotice(moved, follow(moved.id))}\nOutput so far:\n${await output(moved)}`,
-        };
-      }
-      const ran = async () => {
-        const done = pool.row(context.sessionId, record.id);
-        const text = `${statusLine(done)}${failureWarning(done)}\n${await output(done)}`;
-        return { taskId: record.id, display: { kind: 'ran' } as const, text };
-      };
-      if (settled) return ran();
-      const refused = context.signal.aborted ? 'the turn was cancelled' : pool.adopt(record.id);
-      // Exited as the wait ran out, its end being recorded: nothing was handed over; answer its result.
-      if (refused === null && !pool.row(context.sessionId, record.id).adopted) {
-        await pool.waitFor(record.id, SETTLING_WAIT_MS);
-        return ran();
-      }
-      if (refused === null) {
-        const adopted = pool.row(context.sessionId, record.id);
-        const notice = adoptionNotice(adopted, waitMs, follow(adopted.id));
-        return {
-          taskId: record.id,
-          display: movedDisplay(adopted, waitMs / 1000, false),
-          text: `${notice}\nOutput so far:\n${await output(adopted)}`,
-        };
-      }
-      await pool.stop(context.sessionId, record.id, context.signal.aborted ? 'cancelled' : 'refused', refused);
-      const ended = pool.row(context.sessionId, record.id);
-      return {
-        taskId: record.id,
-        display: { kind: 'not_moved', reason: refused },
-        text: `${refusedAdoptionNotice(ended, refused, 'Run it with background: true instead.')}\n${await output(ended)}`,
-      };
-    },
-  };
+  const runCommand = runCommandTool(pool, handovers);
 
   const listTasks: AgentTool = {
     name: LIST_TOOL,
     aliases: ['shell_tasks', 'background_list', 'BashList'],
     description:
-      'Every task of this session: id, status, elapsed and estimate, overdue, silence, pid, command, cwd, times and log path.',
+      'Every task of this session: id, kind, status, elapsed and estimate, overdue, silence, pid, command, cwd, times and log path. ' +
+      'include_settled: false (include_stopped) lists only tasks still running or queued.',
     input: ListTasksInput,
     async execute(args: z.output<typeof ListTasksInput>, context) {
       const rows = pool
@@ -256,13 +139,13 @@ export function backgroundTools(
       if (rows.length === 0) return { display: { kind: 'listed', count: 0 }, text: 'No tasks in this session.' };
       const lines = rows.map((task) =>
         [
-          `${task.id} [${task.status}${task.leftover ? ', still running from an earlier run' : ''}]`,
+          `${task.id} [${task.kind}, ${task.status}${task.leftover ? ', still running from an earlier run' : ''}]`,
           `elapsed ${formatDuration(task.elapsedSeconds)}${task.expectedSeconds ? ` of ~${formatDuration(task.expectedSeconds)}` : ''}${task.overdue ? ' (overdue)' : ''}`,
           task.silentForSeconds !== null ? `silent for ${formatDuration(task.silentForSeconds)}` : '',
           task.leaderExited ? 'its shell exited; processes it started still run (stop_task ends them)' : '',
           task.error ? `error: ${task.error}` : '',
           task.logNote ? `log: ${task.logNote}` : '',
-          task.exitCode !== null ? `exit ${task.exitCode}${task.exitNote ? ` (${task.exitNote})` : ''}` : '',
+          task.exitCode !== null ? (exitWords(task) ?? '') : '',
           task.pid ? `pid ${task.pid}` : '',
           `started ${task.startedAt ?? 'not yet'}${task.endedAt ? `, ended ${task.endedAt}` : ''}`,
           `cwd ${task.cwd}`,
@@ -289,14 +172,17 @@ export function backgroundTools(
     ],
     description:
       "Read a task's output (newest 30,000 characters inline) and status. wait: true blocks until it ends or the timeout " +
-      '(default 60 s, at most 300 s); a timeout is a normal answer meaning it is still running.',
+      '(default 60 s, at most 300 s: a longer one is clamped); a timeout is a normal answer meaning it is still running.',
     input: ReadTaskOutputInput,
     async execute(args: z.output<typeof ReadTaskOutputInput>, context) {
       let current = row(context.sessionId, args.task_id);
       let retrieval: 'success' | 'not_ready' | 'timeout' =
         current.running || current.status === 'queued' ? 'not_ready' : 'success';
+      // A longer wait than the maximum is clamped and said so, not refused: the model asked to wait, so it waits.
+      const waitSeconds = Math.min(args.timeout_seconds, READ_WAIT_MAX_SECONDS);
+      const clamped = args.wait && args.timeout_seconds > READ_WAIT_MAX_SECONDS;
       if (args.wait && retrieval === 'not_ready') {
-        const settled = await pool.waitFor(args.task_id, args.timeout_seconds * 1000, context.signal);
+        const settled = await pool.waitFor(args.task_id, waitSeconds * 1000, context.signal);
         current = pool.row(context.sessionId, args.task_id);
         retrieval = settled ? 'success' : 'timeout';
       }
@@ -308,14 +194,18 @@ export function backgroundTools(
         `log_path: ${current.logPath}`,
         ...(current.logNote ? [`log_note: ${current.logNote}`] : []),
       ];
+      if (clamped)
+        head.push(
+          `note: a wait of ${args.timeout_seconds} s was asked; ${READ_WAIT_MAX_SECONDS} s is the most one call waits.`,
+        );
       if (retrieval === 'timeout')
-        head.push(`Still running after waiting ${args.timeout_seconds} s; wait again or keep working.`);
+        head.push(`Still running after waiting ${waitSeconds} s; wait again or keep working.`);
       return {
         taskId: current.id,
         display: {
           kind: 'read',
           finished: retrieval === 'success',
-          waitedSeconds: args.wait && retrieval !== 'success' ? args.timeout_seconds : null,
+          waitedSeconds: args.wait && retrieval !== 'success' ? waitSeconds : null,
         },
         text: `${head.join('\n')}${failureWarning(current)}\n${await output(current, args.tail_lines)}`,
       };
@@ -378,7 +268,12 @@ export function resolveCall(
   const raw =
     typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   const renamed: Record<string, unknown> = { ...(ALIAS_DEFAULTS[name] ?? {}) };
-  for (const [key, value] of Object.entries(raw)) renamed[ARG_ALIASES[key] ?? key] = value;
+  for (const [key, value] of Object.entries(raw)) {
+    const seconds = MS_ARG_ALIASES[key];
+    // A whole second at least, so a wait of 1,500 ms is not cut short; a non-number is left for the schema to name.
+    if (seconds) renamed[seconds] = typeof value === 'number' ? Math.ceil(value / 1000) : value;
+    else renamed[ARG_ALIASES[key] ?? key] = value;
+  }
   return { tool, args: renamed };
 }
 

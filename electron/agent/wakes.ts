@@ -2,6 +2,7 @@ import type { TaskRow } from '../../shared/schemas/task.js';
 import { isSettled } from '../../shared/schemas/task.js';
 import { formatDuration } from '../pool/adoption.js';
 import { wakeMessage } from './prompt.js';
+import { didNotSucceed, exitWords } from './task-words.js';
 
 /** Tasks ending within this window of each other cost one turn. */
 export const WAKE_SETTLE_MS = 750;
@@ -74,10 +75,11 @@ export function describe(row: TaskRow): string {
   const parts = [
     `${row.id} (${row.command.length > 80 ? `${row.command.slice(0, 77)}…` : row.command}): ${row.status}`,
   ];
-  if (row.exitCode !== null) parts.push(`exit code ${row.exitCode}${row.exitNote ? ` (${row.exitNote})` : ''}`);
-  else if (row.exitNote) parts.push(row.exitNote);
+  const exit = exitWords(row);
+  if (exit) parts.push(exit);
   parts.push(`runtime ${formatDuration(row.elapsedSeconds)}`);
   if (row.error) parts.push(`error: ${row.error}`);
-  if (row.status !== 'succeeded') parts.push('did NOT succeed');
+  // A conventional exit (grep's 1: "no matches found") is an answer, told without "did NOT succeed".
+  if (row.status !== 'succeeded' && !(row.status === 'failed' && !didNotSucceed(row))) parts.push('did NOT succeed');
   return parts.join(', ');
 }

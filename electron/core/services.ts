@@ -190,6 +190,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     sessions,
     bus,
     tools: backgroundTools(pool, handovers),
+    backgroundEnabled: () => pool.policy.enabled,
     cwd: () => options.workingDir,
     model: () => {
       const provider = settings.provider();

@@ -27,7 +27,9 @@ export const RunCommandInput = z
       .positive()
       .max(86_400)
       .optional()
-      .describe('Hard limit; omit to derive it from the estimate'),
+      .describe(
+        'Foreground: how long to wait before the run moves to the background, never killed (default 30 s). Background: the hard limit; omit to derive it from the estimate',
+      ),
     notify_on_finish: z
       .boolean()
       .default(false)
@@ -48,14 +50,14 @@ export const ReadTaskOutputInput = z
   .object({
     task_id: TaskId,
     wait: z.boolean().default(false).describe('Block until the task ends or the timeout passes'),
+    // No schema maximum: a longer wait is clamped to READ_WAIT_MAX_SECONDS with a note, not refused.
     timeout_seconds: z
       .number()
       .int()
-      .positive()
-      .max(READ_WAIT_MAX_SECONDS)
+      .nonnegative()
       .default(READ_WAIT_DEFAULT_SECONDS)
       .describe(
-        `How long to wait when wait is true (default ${READ_WAIT_DEFAULT_SECONDS}, at most ${READ_WAIT_MAX_SECONDS})`,
+        `How long to wait when wait is true (default ${READ_WAIT_DEFAULT_SECONDS}; a longer wait than ${READ_WAIT_MAX_SECONDS} is clamped to it)`,
       ),
     tail_lines: z.number().int().positive().max(100_000).optional().describe('Only the last N lines'),
   })

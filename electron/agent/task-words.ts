@@ -1,0 +1,37 @@
+import type { TaskRow } from '../../shared/schemas/task.js';
+import { formatDuration } from '../pool/adoption.js';
+import { isConventionalResult } from '../pool/exit-codes.js';
+
+/**
+ * How a task's end reads to the model, shared by tool answers and wake-ups so both say the same:
+ * a conventional exit (grep's 1, "no matches found") is a result, never "did NOT succeed".
+ */
+export function exitWords(row: Pick<TaskRow, 'exitCode' | 'exitNote'>): string | null {
+  if (row.exitCode !== null) return `exit code ${row.exitCode}${row.exitNote ? ` (${row.exitNote})` : ''}`;
+  return row.exitNote;
+}
+
+/** True when the model must be told the task did not succeed (the row says failed, timed out or stopped). */
+export function didNotSucceed(row: Pick<TaskRow, 'status' | 'exitCode' | 'exitNote'>): boolean {
+  if (!['failed', 'timed_out', 'stopped'].includes(row.status)) return false;
+  return !(row.status === 'failed' && isConventionalResult(row));
+}
+
+export function statusLine(row: TaskRow): string {
+  const parts = [`Task ${row.id}: ${row.status}`];
+  const exit = exitWords(row);
+  if (exit) parts.push(exit);
+  if (row.signal) parts.push(`signal ${row.signal}`);
+  if (row.error) parts.push(`error: ${row.error}`);
+  if (row.logNote) parts.push(`log: ${row.logNote}`);
+  parts.push(`elapsed ${formatDuration(row.elapsedSeconds)}`);
+  return parts.join(', ');
+}
+
+/** The line that follows a settled task's status: a warning for a failure, the meaning for a conventional exit. */
+export function failureWarning(row: TaskRow): string {
+  if (didNotSucceed(row)) return `\nThis task did NOT succeed (${row.status}).`;
+  if (row.status === 'failed' && isConventionalResult(row))
+    return `\nExit code 1 here is a result (${row.exitNote}), not an error.`;
+  return '';
+}

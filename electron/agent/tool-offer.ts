@@ -1,0 +1,26 @@
+import { FOREGROUND_ONLY_DESCRIPTION } from './run-command.js';
+import type { AgentTool } from './tools.js';
+
+/** The only tool left when background work is off: run_command, foreground only. */
+const FOREGROUND_TOOL = 'run_command';
+
+/** run_command's arguments that only mean something in the background. */
+const BACKGROUND_ARGS = { background: true, notify_on_finish: true } as const;
+
+/**
+ * The tools the model is offered in this turn. With `background.enabled: false` in the settings
+ * the spec (background-tasks.md, "Settings") removes the background option from run_command and
+ * does not register the background tools at all: the model is offered run_command without
+ * `background` and `notify_on_finish`, and a call naming a background tool (or an alias) is unknown.
+ */
+export function offeredTools(tools: readonly AgentTool[], backgroundEnabled: boolean): readonly AgentTool[] {
+  if (backgroundEnabled) return tools;
+  return tools
+    .filter((tool) => tool.name === FOREGROUND_TOOL)
+    .map((tool) => ({
+      ...tool,
+      description: FOREGROUND_ONLY_DESCRIPTION,
+      input: tool.input.omit(BACKGROUND_ARGS),
+      execute: tool.execute.bind(tool),
+    }));
+}

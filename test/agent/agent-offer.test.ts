@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServices, type Services } from '../../electron/core/services.js';
+import { startOpenAiCompatibleServer, type FakeModelServer } from '../../e2e/fake-model/index.js';
+import { tempDir, until } from '../helpers.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Real services against the fake model server; the person allows every command. */
+async function setup() {
+  const model: FakeModelServer = await startOpenAiCompatibleServer();
+  const dataDir = tempDir();
+  const services: Services = createServices({
+    dataDir,
+    version: 't',
+    host: 'headless',
+    workingDir: dataDir,
+    env: {},
+    warn: () => {},
+    policy: { stopGraceMs: 500 },
+  });
+  cleanups.push(async () => {
+    await services.shutdown();
+    await model.close();
+  });
+  const call = async <T>(name: string, input: unknown): Promise<T> => {
+    const result = await services.handle(name, input);
+    if (!result.ok) throw new Error(`${name}: ${result.error.message}`);
+    return result.value as T;
+  };
+  await call('updateSettings', {
+    provider: {
+      kind: 'openai-compatible',
+      baseUrl: model.baseUrl,
+      model: 'fake-model',
+      apiKey: 'sk-t',
+      streaming: true,
+    },
+  });
+  const session = await call<{ id: string }>('createSession', {});
+  const turns: boolean[] = [];
+  services.bus.subscribe((name, payload) => {
+    if (name === 'turnChanged') turns.push((payload as { busy: boolean }).busy);
+    if (name === 'permissionRequested') {
+      const { request } = payload as { request: { id: string; sessionId: string } };
+      void services.handle('answerPermission', {
+        sessionId: request.sessionId,
+        requestId: request.id,
+        answer: 'allow',
+      });
+    }
+  });
+  const turnsEnded = () => turns.filter((busy) => !busy).length;
+  const say = async (text: string) => {
+    const before = turnsEnded();
+    await call('postMessage', { sessionId: session.id, text });
+    await until(() => turnsEnded() > before, 'the turn to end', 15_000);
+  };
+  return { model, services, session, call, say, turnsEnded };
+}
+
+/** The JSON Schema properties of a tool as the request offered it (OpenAI's wire format). */
+function offeredProperties(body: { tools: { function: { name: string; parameters: { properties: object } } }[] }) {
+  const tool = body.tools.find((entry) => entry.function.name === 'run_command')!;
+  return Object.keys(tool.function.parameters.properties);
+}
+
+describe('the tools the model is offered follow the background setting', () => {
+  it('background.enabled: false offers run_command without the background option, and no task tools', async () => {
+    const { model, call, say } = await setup();
+    await call('updateSettings', { background: { enabled: false } });
+    model.enqueue(
+      { toolCalls: [{ name: 'run_command', args: { command: 'echo fore$((1+1))', background: true } }] },
+      { toolCalls: [{ name: 'run_command', args: { command: 'echo fore$((1+1))' } }] },
+      { text: 'done' },
+    );
+    await say('run it');
+    expect(model.requests[0]!.tools).toEqual(['run_command']);
+    expect(offeredProperties(model.requests[0]!.body)).not.toContain('background');
+    expect(offeredProperties(model.requests[0]!.body)).not.toContain('notify_on_finish');
+    expect(model.requests[0]!.transcript).toContain('Background work is turned off in the settings');
+    expect(model.requests[1]!.transcript).toMatch(/Invalid arguments for run_command: .*background/);
+    expect(model.requests[2]!.transcript).toMatch(/Task bg_1: succeeded[\s\S]*fore2/);
+
+    // Turned back on, the next turn offers everything again.
+    await call('updateSettings', { background: { enabled: true } });
+    model.enqueue({ text: 'back' });
+    await say('again');
+    expect(model.requests[3]!.tools.sort()).toEqual([
+      'list_tasks',
+      'read_task_output',
+      'reap_leftovers',
+      'run_command',
+      'stop_task',
+    ]);
+    expect(offeredProperties(model.requests[3]!.body)).toContain('background');
+  });
+
+  it('a wake for grep finding nothing states "exit code 1 (no matches found)" without "did NOT succeed"', async () => {
+    const { model, say, turnsEnded } = await setup();
+    model.enqueue(
+      {
+        toolCalls: [
+          {
+            name: 'run_command',
+            args: { command: 'grep -q zz-no-such-text /dev/null', background: true, notify_on_finish: true },
+          },
+          { name: 'run_command', args: { command: 'exit 4', background: true, notify_on_finish: true } },
+        ],
+      },
+      { text: 'waiting' },
+      { text: 'told' },
+    );
+    await say('search');
+    await until(() => turnsEnded() >= 2, 'the wake turn', 15_000);
+    const wake = model.requests[2]!.transcript;
+    expect(wake).toMatch(
+      /bg_1 \(grep -q zz-no-such-text \/dev\/null\): failed, exit code 1 \(no matches found\), runtime [^\n]*\n/,
+    );
+    expect(wake).not.toMatch(/bg_1 [^\n]*did NOT succeed/);
+    expect(wake).toMatch(/bg_2 \(exit 4\): failed, exit code 4, runtime [^\n]*did NOT succeed/);
+  });
+});
