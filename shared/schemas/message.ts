@@ -74,6 +74,17 @@ export const ToolDisplaySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('read'), finished: z.boolean(), waitedSeconds: z.number().nonnegative().nullable() }),
   z.object({ kind: z.literal('listed'), count: z.number().int().nonnegative() }),
   z.object({ kind: z.literal('stopped'), alreadySettled: z.boolean() }),
+  /** kill_shell: a task stopped as a whole (taskId), or one process that was not Drover's signalled alone. */
+  z.object({
+    kind: z.literal('killed'),
+    taskId: z.string().nullable(),
+    pid: z.number().int().nullable(),
+    port: z.number().int().nullable(),
+    command: z.string().nullable(),
+    /** The signal that ended a lone process; null for a task. */
+    signal: z.enum(['SIGTERM', 'SIGKILL']).nullable(),
+    alreadySettled: z.boolean(),
+  }),
   /** Drover's own plain words (no child output, nothing addressed to the model). */
   z.object({ kind: z.literal('text'), text: z.string() }),
 ]);
