@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKillTool } from '../../electron/agent/kill-tool.js';
@@ -147,6 +149,15 @@ describe.runIf(process.platform === 'linux')('kill_shell with real processes', (
     expect(outcome.display).toMatchObject({ kind: 'killed', taskId: null, pid: child.pid, port: Number(line) });
     expect(outcome.text).toContain(`pid ${child.pid} (${process.execPath} -e`);
     expect(await exited(child)).toBe('SIGTERM');
+  });
+
+  it('refuses a port Drover itself listens on', async () => {
+    const { kill } = setup();
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as { port: number };
+    await expect(kill({ port })).rejects.toThrow(`pid ${process.pid} is Drover itself`);
+    server.close();
   });
 
   it('says nothing listens on a free port', async () => {
