@@ -214,7 +214,8 @@ export function backgroundTools(
 
   const stopTask: AgentTool = {
     name: 'stop_task',
-    aliases: ['background_stop', 'task_stop', 'kill_shell', 'KillShell'],
+    // kill_shell (by id, pid or port) is its own tool: kill-tool.ts.
+    aliases: ['background_stop', 'task_stop'],
     description:
       'Stop a task by id: its whole process group (SIGTERM, then SIGKILL after a grace). Reaches leftovers of earlier runs too.',
     input: StopTaskInput,

@@ -30,6 +30,7 @@ import { windowsContainers } from '../process/containers-windows.js';
 import { currentUnixOs } from '../process/unix-os.js';
 import { AgentService } from '../agent/agent-service.js';
 import { backgroundTools } from '../agent/tools.js';
+import { createKillTool } from '../agent/kill-tool.js';
 import { createLanguageModel } from '../agent/providers.js';
 import { DEFAULT_MAX_WAKES_PER_SESSION, WakeScheduler } from '../agent/wakes.js';
 import { PermissionService } from '../permissions/permission-service.js';
@@ -189,7 +190,10 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     permit: (request, signal, onAsk) => permissions.check(request, signal, onAsk),
     sessions,
     bus,
-    tools: backgroundTools(pool, handovers),
+    tools: [
+      ...backgroundTools(pool, handovers),
+      createKillTool({ pool, instanceId, ...(unixOs ? { os: unixOs } : {}) }),
+    ],
     backgroundEnabled: () => pool.policy.enabled,
     cwd: () => options.workingDir,
     model: () => {

@@ -89,6 +89,7 @@ describe('the tools the model is offered follow the background setting', () => {
     model.enqueue({ text: 'back' });
     await say('again');
     expect(model.requests[3]!.tools.sort()).toEqual([
+      'kill_shell',
       'list_tasks',
       'read_task_output',
       'reap_leftovers',

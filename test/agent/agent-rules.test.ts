@@ -180,7 +180,7 @@ describe('tool names', () => {
       expect(resolveCall(tools, alias, {})?.tool.name).toBe('list_tasks');
     for (const alias of ['shell_output', 'bash_output', 'task_output', 'background_output'])
       expect(resolveCall(tools, alias, {})?.tool.name).toBe('read_task_output');
-    for (const alias of ['background_stop', 'task_stop', 'kill_shell'])
+    for (const alias of ['background_stop', 'task_stop'])
       expect(resolveCall(tools, alias, {})?.tool.name).toBe('stop_task');
     expect(resolveCall(tools, 'background_reap', {})?.tool.name).toBe('reap_leftovers');
     expect(resolveCall(tools, 'rm_rf', {})).toBeNull();

@@ -214,6 +214,7 @@ describe('the agent against a fake model server', () => {
     );
     await say('use your usual tools');
     expect(model.requests[0]!.tools.sort()).toEqual([
+      'kill_shell',
       'list_tasks',
       'read_task_output',
       'reap_leftovers',
@@ -223,7 +224,8 @@ describe('the agent against a fake model server', () => {
     expect(model.requests[1]!.transcript).toContain('Started background task bg_1');
     expect(model.requests[2]!.transcript).toMatch(/retrieval_status: success[\s\S]*via-alias/);
     expect(model.requests[3]!.transcript).toContain('No task "bg_77" in this session. Call list_tasks');
-    expect(model.requests[4]!.transcript).toMatch(/Task bg_1 had already settled: Task bg_1: succeeded/);
+    // kill_shell is its own tool now (by id, pid or port): by id it answers as stop_task does.
+    expect(model.requests[4]!.transcript).toMatch(/Task bg_1, which had already settled \(.*succeeded/);
     // The person's row for the failed call has its own words: no advice on which tool to call.
     const failed = messages().find((message) => message.role === 'tool' && message.status === 'error');
     expect(failed?.display).toEqual({ kind: 'text', text: 'There is no task bg_77 in this session.' });
