@@ -1,65 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createServices, type Services } from '../../electron/core/services.js';
-import { startOpenAiCompatibleServer, type FakeModelServer } from '../../e2e/fake-model/index.js';
-import { tempDir, until } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { until } from '../helpers.js';
+import { setupAgent } from './agent-harness.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** Real services against the fake model server; the person allows every command. */
-async function setup() {
-  const model: FakeModelServer = await startOpenAiCompatibleServer();
-  const dataDir = tempDir();
-  const services: Services = createServices({
-    dataDir,
-    version: 't',
-    host: 'headless',
-    workingDir: dataDir,
-    env: {},
-    warn: () => {},
-    policy: { stopGraceMs: 500 },
-  });
-  cleanups.push(async () => {
-    await services.shutdown();
-    await model.close();
-  });
-  const call = async <T>(name: string, input: unknown): Promise<T> => {
-    const result = await services.handle(name, input);
-    if (!result.ok) throw new Error(`${name}: ${result.error.message}`);
-    return result.value as T;
-  };
-  await call('updateSettings', {
-    provider: {
-      kind: 'openai-compatible',
-      baseUrl: model.baseUrl,
-      model: 'fake-model',
-      apiKey: 'sk-t',
-      streaming: true,
-    },
-  });
-  const session = await call<{ id: string }>('createSession', {});
-  const turns: boolean[] = [];
-  services.bus.subscribe((name, payload) => {
-    if (name === 'turnChanged') turns.push((payload as { busy: boolean }).busy);
-    if (name === 'permissionRequested') {
-      const { request } = payload as { request: { id: string; sessionId: string } };
-      void services.handle('answerPermission', {
-        sessionId: request.sessionId,
-        requestId: request.id,
-        answer: 'allow',
-      });
-    }
-  });
-  const turnsEnded = () => turns.filter((busy) => !busy).length;
-  const say = async (text: string) => {
-    const before = turnsEnded();
-    await call('postMessage', { sessionId: session.id, text });
-    await until(() => turnsEnded() > before, 'the turn to end', 15_000);
-  };
-  return { model, services, session, call, say, turnsEnded };
-}
+const setup = () => setupAgent();
 
 /** The JSON Schema properties of a tool as the request offered it (OpenAI's wire format). */
 function offeredProperties(body: { tools: { function: { name: string; parameters: { properties: object } } }[] }) {
