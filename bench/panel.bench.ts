@@ -57,6 +57,13 @@ function seed(dataDir: string, count: number): void {
         containmentNote: null,
         cgroup: null,
         members: [],
+        notifyMode: null,
+        checkAfterSeconds: null,
+        pingedAt: null,
+        eventOffset: 0,
+        readyCheck: null,
+        readyAt: null,
+        notifyReady: false,
         logPath: join(dataDir, `bg_${seq}.log`),
       });
     }

@@ -195,6 +195,13 @@ async function list(): Promise<void> {
         containmentNote: null,
         cgroup: null,
         members: [],
+        notifyMode: null,
+        checkAfterSeconds: null,
+        pingedAt: null,
+        eventOffset: 0,
+        readyCheck: null,
+        readyAt: null,
+        notifyReady: false,
         logPath: `/data/sessions/bench/background/bg_${seq}/output.log`,
       });
     }

@@ -7,7 +7,12 @@ import { GrantSchema, PermissionAnswerSchema, PermissionRequestSchema } from './
 import { MessageSchema, MessageTextSchema } from './schemas/message.js';
 import { StorageStateSchema } from './schemas/storage.js';
 import {
+  CheckAfterSecondsSchema,
   CommandSchema,
+  EventsMaxBytesSchema,
+  MonitorNotifySchema,
+  PortSchema,
+  ReadyCheckSchema,
   TailLinesSchema,
   ContainmentSchema,
   TaskIdSchema,
@@ -153,13 +158,92 @@ export const contract = defineContract({
           sessionId: IdSchema,
           command: CommandSchema,
           cwd: z.string().min(1).optional(),
+          /** command (default) or monitor: a monitor wakes the agent on a schedule (notify) instead of being polled. */
+          kind: z.enum(['command', 'monitor']).optional(),
           expectedSeconds: Seconds.optional(),
           timeoutSeconds: Seconds.optional(),
           notifyOnFinish: z.boolean().optional(),
+          notify: MonitorNotifySchema.optional(),
+          checkAfterSeconds: CheckAfterSecondsSchema.optional(),
+          ready: ReadyCheckSchema.optional(),
+          notifyOnReady: z.boolean().optional(),
+        })
+        .strict()
+        .superRefine((input, context) => {
+          const monitorOnly = (['notify', 'checkAfterSeconds'] as const).filter((key) => input[key] !== undefined);
+          for (const key of monitorOnly)
+            if (input.kind !== 'monitor')
+              context.addIssue({ code: 'custom', path: [key], message: 'is only for "kind": "monitor"' });
+          if (input.kind === 'monitor' && input.notifyOnFinish !== undefined)
+            context.addIssue({
+              code: 'custom',
+              path: ['notifyOnFinish'],
+              message: 'is not for a monitor: its notify says when it wakes the agent',
+            });
+          if (input.notifyOnReady !== undefined && input.ready === undefined)
+            context.addIssue({
+              code: 'custom',
+              path: ['notifyOnReady'],
+              message: 'needs ready (what counts as ready)',
+            });
+        }),
+      output: TaskRowSchema,
+      summary: 'Start a background task or monitor (queued when the pool is at its cap)',
+    }),
+    readTaskEvents: request({
+      input: ByTask.extend({
+        /** Where to read from (default 0); the model's own stored offset is never moved by this. */
+        fromOffset: z.number().int().nonnegative().optional(),
+        maxBytes: EventsMaxBytesSchema.optional(),
+      }).strict(),
+      output: z.object({
+        text: z.string(),
+        fromOffset: z.number().int().nonnegative(),
+        nextOffset: z.number().int().nonnegative(),
+        logSize: z.number().int().nonnegative(),
+        more: z.boolean(),
+      }),
+      summary:
+        "A delta read of a task's log from a byte offset: whole characters and escape sequences only, rendered as a person reads it",
+    }),
+    listPorts: request({
+      input: Empty,
+      output: z.object({
+        /** False where this OS does not tell Drover which process listens where (then the list is empty). */
+        supported: z.boolean(),
+        ports: z.array(
+          z.object({
+            port: PortSchema,
+            pid: z.number().int().positive(),
+            taskId: TaskIdSchema,
+            sessionId: IdSchema,
+            command: z.string(),
+          }),
+        ),
+      }),
+      summary: 'Every TCP port a running Drover task listens on',
+    }),
+    killProcess: request({
+      input: z
+        .object({
+          sessionId: IdSchema,
+          taskId: z.string().optional(),
+          pid: z.number().optional(),
+          port: z.number().optional(),
         })
         .strict(),
-      output: TaskRowSchema,
-      summary: 'Start a background task (queued when the pool is at its cap)',
+      output: z.object({
+        /** The task stopped as a whole, or null for a process that was not Drover's (ended alone). */
+        taskId: TaskIdSchema.nullable(),
+        pid: z.number().int().nullable(),
+        port: z.number().int().nullable(),
+        command: z.string().nullable(),
+        signal: z.enum(['SIGTERM', 'SIGKILL']).nullable(),
+        alreadySettled: z.boolean(),
+        message: z.string(),
+      }),
+      summary:
+        'kill_shell: stop by exactly one of taskId, pid or port; a task of the session as a whole, any other process alone',
     }),
     listTasks: request({
       input: BySession,

@@ -34,6 +34,16 @@ function row(patch: Partial<TaskRow>): TaskRow {
     containment: 'group',
     containmentNote: null,
     leaderExited: false,
+    notifyMode: null,
+    checkAfterSeconds: null,
+    pingDueAt: null,
+    pingedAt: null,
+    eventOffset: 0,
+    ports: [],
+    ready: null,
+    readyAt: null,
+    readyCheck: null,
+    notifyOnReady: false,
     ...patch,
   };
 }

@@ -9,7 +9,8 @@ import { markFor } from '../process/identity.js';
 import { findPortOwner, type PortOwner } from '../process/port-owner.js';
 import { PidSignalError, processGroupOf, signalPid } from '../process/signal-pid.js';
 import type { UnixOs } from '../process/unix-os.js';
-import { LIST_TOOL, ToolCallError, type AgentTool, type ToolOutcome } from './tools.js';
+import { LIST_TOOL, ToolCallError, type AgentTool, type ToolContext, type ToolOutcome } from './tools.js';
+import { notRun } from './run-command.js';
 
 export interface KillToolDeps {
   pool: TaskPool;
@@ -103,9 +104,19 @@ export function createKillTool(deps: KillToolDeps): AgentTool {
     return { taskId, display, text };
   };
 
-  /** One process Drover did not start: signalled alone, never its group. */
-  const stopProcess = async (pid: number, port: number | null, command: string | null): Promise<ToolOutcome> => {
+  /**
+   * One process Drover did not start: signalled alone, never its group. It is not Drover's to end,
+   * so the permission gate judges it like the `kill` command it is (process control asks the person).
+   */
+  const stopProcess = async (
+    context: ToolContext,
+    pid: number,
+    port: number | null,
+    command: string | null,
+  ): Promise<ToolOutcome> => {
     const who = `pid ${pid}${command ? ` (${command})` : ''}${port !== null ? `, listening on port ${port},` : ''}`;
+    const permission = await context.permit(`kill ${pid}`, context.cwd, false);
+    if (!permission.allowed) return notRun(permission, `kill ${pid}`);
     try {
       const ended = await signalPid(pid, pool.policy.stopGraceMs);
       const display: Display = { ...DISPLAY_BASE, kind: 'killed', pid, port, command, signal: ended.signal };
@@ -127,7 +138,8 @@ export function createKillTool(deps: KillToolDeps): AgentTool {
     }
   };
 
-  const byPort = async (sessionId: string, port: number): Promise<ToolOutcome> => {
+  const byPort = async (context: ToolContext, port: number): Promise<ToolOutcome> => {
+    const sessionId = context.sessionId;
     const lookup = await findPortOwner(port);
     if (!lookup.found) {
       throw new ToolCallError(
@@ -142,7 +154,7 @@ export function createKillTool(deps: KillToolDeps): AgentTool {
       if (owned)
         return stopTask(sessionId, owned.taskId, { port, pid: holder, command: owner.command || null }, owned.how);
     }
-    return stopProcess(owner.pid, port, owner.command || null);
+    return stopProcess(context, owner.pid, port, owner.command || null);
   };
 
   return {
@@ -150,15 +162,15 @@ export function createKillTool(deps: KillToolDeps): AgentTool {
     aliases: ['KillShell'],
     description:
       `Stop by exactly one of ${KILL_TARGETS}. A task of yours (by id, or a pid or port of its processes) is stopped as a whole; ` +
-      'any other process is signalled alone (SIGTERM, SIGKILL after a grace). Use it to free a port.',
+      'any other process is signalled alone (SIGTERM, SIGKILL after a grace) once the person allows it. Use it to free a port.',
     input: KillShellInput,
     async execute(args: z.output<typeof KillShellInput>, context) {
       const target = killTarget(args);
       if ('task_id' in target) return stopTask(context.sessionId, target.task_id);
-      if ('port' in target) return byPort(context.sessionId, target.port);
+      if ('port' in target) return byPort(context, target.port);
       const owned = ownerTask(context.sessionId, target.pid);
       if (owned) return stopTask(context.sessionId, owned.taskId, { pid: target.pid }, owned.how);
-      return stopProcess(target.pid, null, null);
+      return stopProcess(context, target.pid, null, null);
     },
   };
 }

@@ -17,14 +17,38 @@ export function systemPrompt(context: { cwd: string; now: Date; background?: boo
   ].join('\n');
 }
 
-/** The opening of a turn Drover starts on its own when notifying tasks end. */
-export function wakeMessage(lines: string[]): string {
+/** What one automated turn tells: monitor checks due, tasks ready (or dead first), tasks ended; each a line. */
+export interface WakeNotices {
+  ended: string[];
+  pings: string[];
+  ready: string[];
+}
+
+/** The opening of a turn Drover starts on its own: monitor checks due, tasks ready, notifying tasks ended. */
+export function wakeMessage({ ended, pings, ready }: WakeNotices): string {
+  const parts: string[] = [];
+  if (pings.length > 0)
+    parts.push(
+      'Automated notice: a monitor check is due.',
+      ...pings.map((line) => `- ${line}`),
+      'Call monitor_events with its task id if you need its new output; otherwise carry on. Do not poll it.',
+    );
+  if (ready.length > 0)
+    parts.push(
+      'Automated notice: tasks you asked about are ready (or ended first).',
+      ...ready.map((line) => `- ${line}`),
+    );
+  if (ended.length > 0) parts.push(...endedNotice(ended));
+  return parts.join('\n');
+}
+
+function endedNotice(lines: string[]): string[] {
   return [
     'Automated notice: background tasks you asked to be told about have ended.',
     ...lines.map((line) => `- ${line}`),
     'Read their output with read_task_output before you report on them. A task that failed, timed out or was stopped did not succeed,',
     'unless its exit code is given a meaning, such as exit code 1 (no matches found): that is a result, not a failure.',
-  ].join('\n');
+  ];
 }
 
 /** The background section of the prompt (background work on in the settings). */
@@ -36,7 +60,9 @@ function backgroundWork(): string[] {
     '- When the result is worth a turn and there is nothing else to do, pass notify_on_finish: true and end your turn: you will be woken with the outcome. Do not poll.',
     '- To wait for a task, call read_task_output with wait: true rather than calling it again and again.',
     '- A foreground command still running after its wait (timeout_seconds, default 30 s) is moved to the background, not killed. Never run it again: a second copy would fight the first.',
-    '- Stop servers and watchers you started once you no longer need them (stop_task).',
+    '- Watch things you observe over time (log tails, watchers, dev servers) with monitor_command. You are woken when its check is due and when it exits; do not poll it and do not call monitor_events again and again while you wait. When woken, monitor_events gives only the output that is new since your last read.',
+    '- A server can declare when it is ready (ready: port, http or pattern) with notify_on_ready: true; you are woken once it is, or if it dies first. A task already listening on a port is named when you start another command for that port: reuse it rather than start a second.',
+    '- Stop servers and watchers you started once you no longer need them (stop_task, or kill_shell by task id, pid or port).',
     "- Before you summarise a task's outcome, read its final status and exit code. failed, timed_out and stopped are not successes; say so plainly.",
   ];
 }

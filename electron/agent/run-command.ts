@@ -12,7 +12,10 @@ import {
 } from '../pool/adoption.js';
 import { fencedOutput } from './task-output.js';
 import { failureWarning, statusLine } from './task-words.js';
-import type { AgentTool } from './tools.js';
+import type { AgentTool, ToolOutcome } from './tools.js';
+import type { Outcome } from '../permissions/permission-service.js';
+import { portHint } from './port-hint.js';
+import { describeReadyCheck } from '../pool/readiness.js';
 
 export const RUN_COMMAND_DESCRIPTION =
   'Run a shell command. A foreground run waits timeout_seconds (default 30 s) and is then moved to the background ' +
@@ -35,6 +38,19 @@ export function foregroundWaitMs(
   return Math.min(timeoutSeconds, policy.maxTimeoutSeconds) * 1000;
 }
 
+/** The answer to a command the gate did not let run: rejected by the person, or refused by a rule. */
+export function notRun(permission: Extract<Outcome, { allowed: false }>, command: string): ToolOutcome {
+  const rejected = permission.rejected === true;
+  return {
+    failed: true,
+    rejected,
+    display: { kind: 'not_run', rejected, reason: rejected ? null : permission.reason },
+    text: rejected
+      ? `Not run: the person rejected \`${command}\`. Do not run it again, or a variant of it, unless they ask you to.`
+      : `Not run: ${permission.reason}.`,
+  };
+}
+
 export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers): AgentTool {
   const output = (row: Parameters<typeof fencedOutput>[1]) => fencedOutput(pool, row);
   return {
@@ -48,21 +64,7 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers): 
       const background = args.background === true;
       // Backgrounding is never a way around approval: both paths pass the gate first.
       const permission = await context.permit(args.command, cwd, background);
-      if (!permission.allowed) {
-        return {
-          failed: true,
-          rejected: permission.rejected === true,
-          display: {
-            kind: 'not_run',
-            rejected: permission.rejected === true,
-            reason: permission.rejected === true ? null : permission.reason,
-          },
-          text:
-            permission.rejected === true
-              ? `Not run: the person rejected \`${args.command}\`. Do not run it again, or a variant of it, unless they ask you to.`
-              : `Not run: ${permission.reason}.`,
-        };
-      }
+      if (!permission.allowed) return notRun(permission, args.command);
       const request = {
         sessionId: context.sessionId,
         command: args.command,
@@ -70,6 +72,8 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers): 
         expectedSeconds: args.expected_seconds,
         timeoutSeconds: args.timeout_seconds,
         notifyOnFinish: args.notify_on_finish === true,
+        ready: args.ready,
+        notifyOnReady: args.notify_on_ready,
       };
       if (background) {
         const record = await pool.start(request);
@@ -82,9 +86,13 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers): 
             `Started background task ${started.id}: ${started.status}${started.pid ? `, pid ${started.pid}` : ''}, in ${started.cwd}.`,
             `Hard timeout ${formatDuration(started.timeoutSeconds)}. Log: ${started.logPath}.`,
             started.error ? `It could not start: ${started.error}.` : '',
+            started.readyCheck
+              ? `Ready when: ${describeReadyCheck(started.readyCheck)}${started.notifyOnReady ? '; you will be woken when it is' : ''}.`
+              : '',
             started.notifyOnFinish
               ? 'You will be woken when it ends; you may end your turn.'
               : 'Read it with read_task_output; wait with wait: true.',
+            portHint(pool.list(context.sessionId), args.command, started.id),
           ]
             .filter(Boolean)
             .join('\n'),

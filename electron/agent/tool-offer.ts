@@ -5,13 +5,13 @@ import type { AgentTool } from './tools.js';
 const FOREGROUND_TOOL = 'run_command';
 
 /** run_command's arguments that only mean something in the background. */
-const BACKGROUND_ARGS = { background: true, notify_on_finish: true } as const;
+const BACKGROUND_ARGS = { background: true, notify_on_finish: true, ready: true, notify_on_ready: true } as const;
 
 /**
  * The tools the model is offered in this turn. With `background.enabled: false` in the settings
  * the spec (background-tasks.md, "Settings") removes the background option from run_command and
  * does not register the background tools at all: the model is offered run_command without
- * `background` and `notify_on_finish`, and a call naming a background tool (or an alias) is unknown.
+ * `background`, `notify_on_finish`, `ready` and `notify_on_ready`, and a call naming a background tool (or an alias) is unknown.
  */
 export function offeredTools(tools: readonly AgentTool[], backgroundEnabled: boolean): readonly AgentTool[] {
   if (backgroundEnabled) return tools;

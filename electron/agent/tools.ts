@@ -14,6 +14,7 @@ import type { TaskPool } from '../pool/pool.js';
 import { ForegroundHandovers, formatDuration } from '../pool/adoption.js';
 import { INLINE_OUTPUT_MAX_CHARS } from './inline-output.js';
 import { runCommandTool } from './run-command.js';
+import { monitorTools } from './monitor-tools.js';
 import { fencedOutput } from './task-output.js';
 import { exitWords, failureWarning, statusLine } from './task-words.js';
 
@@ -67,6 +68,10 @@ const ARG_ALIASES: Record<string, string> = {
   expectedSeconds: 'expected_seconds',
   timeoutSeconds: 'timeout_seconds',
   notifyOnFinish: 'notify_on_finish',
+  notifyOnReady: 'notify_on_ready',
+  checkAfterSeconds: 'check_after_seconds',
+  fromOffset: 'from_offset',
+  maxBytes: 'max_bytes',
 };
 
 /**
@@ -81,7 +86,7 @@ const ALIAS_DEFAULTS: Record<string, Record<string, unknown>> = {
 };
 
 /** Other agents' arguments counted in milliseconds (task_output's and Bash's `timeout`), mapped to our seconds. */
-const MS_ARG_ALIASES: Record<string, string> = { timeout: 'timeout_seconds' };
+const MS_ARG_ALIASES: Record<string, string> = { timeout: 'timeout_seconds', checkAfterMs: 'check_after_seconds' };
 
 export const LIST_TOOL = 'list_tasks';
 
@@ -129,7 +134,7 @@ export function backgroundTools(
     name: LIST_TOOL,
     aliases: ['shell_tasks', 'background_list', 'BashList'],
     description:
-      'Every task of this session: id, kind, status, elapsed and estimate, overdue, silence, pid, command, cwd, times and log path. ' +
+      'Every task of this session: id, kind (command or monitor), status, elapsed and estimate, overdue, silence, pid, ports it listens on, readiness, command, cwd, times and log path. ' +
       'include_settled: false (include_stopped) lists only tasks still running or queued.',
     input: ListTasksInput,
     async execute(args: z.output<typeof ListTasksInput>, context) {
@@ -147,6 +152,9 @@ export function backgroundTools(
           task.logNote ? `log: ${task.logNote}` : '',
           task.exitCode !== null ? (exitWords(task) ?? '') : '',
           task.pid ? `pid ${task.pid}` : '',
+          task.ports.length > 0 ? `listening on port ${task.ports.join(', ')}` : '',
+          readyWords(task),
+          task.pingDueAt ? `check due ${task.pingDueAt}` : '',
           `started ${task.startedAt ?? 'not yet'}${task.endedAt ? `, ended ${task.endedAt}` : ''}`,
           `cwd ${task.cwd}`,
           `log ${task.logPath}`,
@@ -255,7 +263,14 @@ export function backgroundTools(
     },
   };
 
-  return [runCommand, listTasks, readOutput, stopTask, reap];
+  return [runCommand, listTasks, readOutput, stopTask, reap, ...monitorTools(pool, row)];
+}
+
+/** A task's readiness for the list: ready (and when), still waiting, or nothing when none was declared. */
+function readyWords(task: TaskRow): string {
+  if (task.ready === null) return '';
+  if (task.ready) return `ready since ${task.readyAt}`;
+  return task.running ? 'not ready yet' : 'never became ready';
 }
 
 /** Maps a called name (canonical or alias) and its arguments to our tool and our argument names. */

@@ -1,7 +1,7 @@
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { isSettled } from '../../shared/schemas/task.js';
 import { formatDuration } from '../pool/adoption.js';
-import { wakeMessage } from './prompt.js';
+import { wakeMessage, type WakeNotices } from './prompt.js';
 import { didNotSucceed, exitWords } from './task-words.js';
 
 /** Tasks ending within this window of each other cost one turn. */
@@ -18,13 +18,15 @@ export interface WakeDeps {
 }
 
 /**
- * Starts a turn when a task that asked for it (notify_on_finish) reaches a terminal state:
- * a plain statement of the outcome, never its output. A burst costs one turn; a per-session
- * cap stops a loop of self-renewing wakes.
+ * Starts a turn when something the agent asked to hear about happens: a task that asked for it
+ * (notify_on_finish, or a monitor) reaches a terminal state, a monitor's check is due, a task
+ * that declared readiness is ready or died first. Plain statements, never output. A burst costs
+ * one turn; a per-session cap stops a loop of self-renewing wakes.
  */
 export class WakeScheduler {
   readonly #deps: WakeDeps;
-  readonly #pending = new Map<string, { rows: TaskRow[]; timer: NodeJS.Timeout }>();
+  readonly #pending = new Map<string, { notices: WakeNotices; timer: NodeJS.Timeout }>();
+  /** `ended:bg_1`, `ready:bg_1`, `ping:mon_2`: each is told once. */
   readonly #announced = new Set<string>();
   readonly #wakes = new Map<string, number>();
   readonly #capLogged = new Set<string>();
@@ -33,23 +35,40 @@ export class WakeScheduler {
     this.#deps = deps;
   }
 
-  /** Feed every task change; only settled notifying tasks matter. */
+  /** Feed every task change: settled notifying tasks and readiness matter. */
   onTaskChanged(row: TaskRow): void {
-    if (!row.notifyOnFinish || !isSettled(row.status) || row.status === 'orphaned' || row.status === 'lost') return;
-    if (this.#announced.has(row.id) || this.#deps.shuttingDown()) return;
-    this.#announced.add(row.id);
-    const batch = this.#pending.get(row.sessionId);
-    if (batch) {
-      batch.rows.push(row);
-      return;
+    if (row.status === 'orphaned' || row.status === 'lost') return;
+    const settled = isSettled(row.status);
+    if (row.notifyOnReady && (row.ready === true || settled)) {
+      // Dying before it was ready is told with the end when the end is told anyway.
+      if (row.ready === true) this.#add(row.sessionId, `ready:${row.id}`, 'ready', readyLine(row));
+      else if (!row.notifyOnFinish) this.#add(row.sessionId, `ready:${row.id}`, 'ready', describe(row));
     }
-    const timer = setTimeout(() => this.#fire(row.sessionId), WAKE_SETTLE_MS);
-    this.#pending.set(row.sessionId, { rows: [row], timer });
+    if (row.notifyOnFinish && settled) this.#add(row.sessionId, `ended:${row.id}`, 'ended', describe(row));
+  }
+
+  /** A monitor's check is due: the hidden ping, naming it, its pid and its log, never its output. */
+  ping(row: TaskRow): void {
+    this.#add(row.sessionId, `ping:${row.id}`, 'pings', pingLine(row));
   }
 
   dispose(): void {
     for (const batch of this.#pending.values()) clearTimeout(batch.timer);
     this.#pending.clear();
+  }
+
+  #add(sessionId: string, key: string, kind: keyof WakeNotices, line: string): void {
+    if (this.#announced.has(key) || this.#deps.shuttingDown()) return;
+    this.#announced.add(key);
+    const batch = this.#pending.get(sessionId);
+    if (batch) {
+      batch.notices[kind].push(line);
+      return;
+    }
+    const notices: WakeNotices = { ended: [], pings: [], ready: [] };
+    notices[kind].push(line);
+    const timer = setTimeout(() => this.#fire(sessionId), WAKE_SETTLE_MS);
+    this.#pending.set(sessionId, { notices, timer });
   }
 
   #fire(sessionId: string): void {
@@ -61,25 +80,43 @@ export class WakeScheduler {
       if (!this.#capLogged.has(sessionId)) {
         this.#capLogged.add(sessionId);
         this.#deps.log(
-          `background_wake_capped: session ${sessionId} reached ${used} wake-ups; finished tasks no longer start turns`,
+          `background_wake_capped: session ${sessionId} reached ${used} wake-ups; tasks no longer start turns`,
         );
       }
       return;
     }
     this.#wakes.set(sessionId, used + 1);
-    this.#deps.wake(sessionId, wakeMessage(batch.rows.map(describe)));
+    this.#deps.wake(sessionId, wakeMessage(batch.notices));
   }
 }
 
+function shortCommand(row: TaskRow): string {
+  return row.command.length > 80 ? `${row.command.slice(0, 77)}…` : row.command;
+}
+
 export function describe(row: TaskRow): string {
-  const parts = [
-    `${row.id} (${row.command.length > 80 ? `${row.command.slice(0, 77)}…` : row.command}): ${row.status}`,
-  ];
+  const parts = [`${row.id} (${shortCommand(row)}): ${row.status}`];
   const exit = exitWords(row);
   if (exit) parts.push(exit);
+  if (row.signal && !exit?.includes(row.signal)) parts.push(`signal ${row.signal}`);
   parts.push(`runtime ${formatDuration(row.elapsedSeconds)}`);
   if (row.error) parts.push(`error: ${row.error}`);
+  if (row.ready === false) parts.push('it ended before it was ready');
   // A conventional exit (grep's 1: "no matches found") is an answer, told without "did NOT succeed".
   if (row.status !== 'succeeded' && !(row.status === 'failed' && !didNotSucceed(row))) parts.push('did NOT succeed');
   return parts.join(', ');
+}
+
+function readyLine(row: TaskRow): string {
+  const took =
+    row.readyAt && row.startedAt
+      ? ` after ${formatDuration((Date.parse(row.readyAt) - Date.parse(row.startedAt)) / 1000)}`
+      : '';
+  const ports = row.ports.length > 0 ? `, listening on port ${row.ports.join(', ')}` : '';
+  return `${row.id} (${shortCommand(row)}) is ready${took}${ports}; it keeps running.`;
+}
+
+function pingLine(row: TaskRow): string {
+  const after = row.checkAfterSeconds === null ? '' : ` (${formatDuration(row.checkAfterSeconds)} after its start)`;
+  return `${row.id} (${shortCommand(row)}): its check is due${after}; pid ${row.pid ?? 'unknown'}, log ${row.logPath}.`;
 }

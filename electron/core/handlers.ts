@@ -17,6 +17,8 @@ import { DroverError } from '../../shared/ipc/errors.js';
 import type { EventBus } from './event-bus.js';
 import type { SettingsService } from './settings.js';
 import type { PermissionService } from '../permissions/permission-service.js';
+import type { AgentTool } from '../agent/tools.js';
+import { watchHandlers } from './handlers-watch.js';
 
 export interface HandlerDeps {
   info: Omit<AppInfo, 'storage'>;
@@ -33,6 +35,9 @@ export interface HandlerDeps {
   agent: AgentService;
   settings: SettingsService;
   permissions: PermissionService;
+  /** kill_shell, shared with the model. */
+  kill: AgentTool;
+  portsSupported: boolean;
   /** Shows a file in the OS file manager (the desktop app's shell.showItemInFolder); absent in the headless host. */
   revealFile?: (path: string) => void;
   /** Asks where to save a copy of a file and writes it there; null when cancelled (desktop app only). */
@@ -56,6 +61,13 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     return outputs.read(`${task.sessionId}/${task.id}/${tail ?? 'all'}/${size}`, render);
   };
   return {
+    ...watchHandlers({
+      pool,
+      kill: d.kill,
+      workingDir: d.workingDir,
+      requireSession,
+      portsSupported: d.portsSupported,
+    }),
     appInfo: () => ({ ...d.info, storage: d.storage() }),
     listSessions: () => sessions.list(),
     createSession: ({ title }) => sessions.create(title),
@@ -113,16 +125,9 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       return d.permissions.promote(sessionId, kind, value);
     },
     runShell: ({ sessionId, command, background }) => d.shell.run(sessionId, command, background),
-    startTask: async ({ sessionId, command, cwd, expectedSeconds, timeoutSeconds, notifyOnFinish }) => {
+    startTask: async ({ sessionId, cwd, notify, ...rest }) => {
       requireSession(sessionId);
-      const record = await pool.start({
-        sessionId,
-        command,
-        cwd: cwd ?? d.workingDir,
-        expectedSeconds,
-        timeoutSeconds,
-        notifyOnFinish,
-      });
+      const record = await pool.start({ ...rest, sessionId, cwd: cwd ?? d.workingDir, notifyMode: notify });
       return pool.row(sessionId, record.id);
     },
     listTasks: ({ sessionId }) => {

@@ -34,6 +34,9 @@ import { createKillTool } from '../agent/kill-tool.js';
 import { createLanguageModel } from '../agent/providers.js';
 import { DEFAULT_MAX_WAKES_PER_SESSION, WakeScheduler } from '../agent/wakes.js';
 import { PermissionService } from '../permissions/permission-service.js';
+import { MonitorPings } from '../agent/monitor-pings.js';
+import { PortIndex } from '../pool/port-index.js';
+import type { TaskRow } from '../../shared/schemas/task.js';
 import { loadShellParser } from '../permissions/shell-parser.js';
 
 export interface ServicesOptions {
@@ -139,19 +142,28 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
       : windowsContainers(win32Os(), identify);
   if (process.platform === 'linux' && containers.kind !== 'cgroup')
     warn(`each task is held in ${containers.description}`);
-  const pool = new TaskPool({
+  // Which running task listens on which port: the mark scan names each task's processes (Linux only).
+  const ports =
+    marks && process.platform === 'linux'
+      ? new PortIndex({
+          processes: () => marks.all(),
+          onChange: (ids) => pool.portsChanged(ids),
+        })
+      : null;
+  // A monitor is a command watched differently: the same runner, containment and log.
+  const commandRunner = new CommandRunner({
+    containers,
+    identify,
+    ...(unixOs ? { processState: (pid: number) => unixOs.processState(pid) } : {}),
+    passEnvironment: () => settings.current.tasks?.passEnvironment ?? [],
+    secretVariables: Object.values(KEY_VARIABLES),
+    log: warn,
+  });
+  const pool: TaskPool = new TaskPool({
+    ports,
     disk,
     repo: new TasksRepo(db),
-    runners: {
-      command: new CommandRunner({
-        containers,
-        identify,
-        ...(unixOs ? { processState: (pid: number) => unixOs.processState(pid) } : {}),
-        passEnvironment: () => settings.current.tasks?.passEnvironment ?? [],
-        secretVariables: Object.values(KEY_VARIABLES),
-        log: warn,
-      }),
-    },
+    runners: { command: commandRunner, monitor: commandRunner },
     inspector,
     dataDir: options.dataDir,
     runId: randomId(),
@@ -186,14 +198,12 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   // Tool rows keep what they showed of their tasks, so Clear never empties the transcript.
   const snapshots = new TaskSnapshots({ sessions, source: pool, log: warn });
   const stopSnapshots = bus.subscribe(snapshots.listener);
+  const killTool = createKillTool({ pool, instanceId, ...(unixOs ? { os: unixOs } : {}) });
   const agent = new AgentService({
     permit: (request, signal, onAsk) => permissions.check(request, signal, onAsk),
     sessions,
     bus,
-    tools: [
-      ...backgroundTools(pool, handovers),
-      createKillTool({ pool, instanceId, ...(unixOs ? { os: unixOs } : {}) }),
-    ],
+    tools: [...backgroundTools(pool, handovers), killTool],
     backgroundEnabled: () => pool.policy.enabled,
     cwd: () => options.workingDir,
     model: () => {
@@ -210,9 +220,17 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     maxWakesPerSession: () => settings.current.agent?.maxWakesPerSession ?? DEFAULT_MAX_WAKES_PER_SESSION,
     log: warn,
   });
+  // A scheduled monitor's first wake: its check is due.
+  const pings = new MonitorPings({
+    notePinged: (sessionId, taskId) => pool.notePinged(sessionId, taskId),
+    row: (sessionId, taskId) => (pool.has(sessionId, taskId) ? pool.row(sessionId, taskId) : null),
+    ping: (row) => wakes.ping(row),
+  });
   const stopWakes = bus.subscribe((name, payload) => {
-    if (name === 'taskUpdated')
-      wakes.onTaskChanged((payload as { task: Parameters<WakeScheduler['onTaskChanged']>[0] }).task);
+    if (name !== 'taskUpdated') return;
+    const { task } = payload as { task: TaskRow };
+    wakes.onTaskChanged(task);
+    pings.onTaskChanged(task);
   });
 
   const handlers = createHandlers({
@@ -233,6 +251,8 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     agent,
     settings,
     permissions,
+    kill: killTool,
+    portsSupported: ports !== null,
     ...(options.revealFile ? { revealFile: options.revealFile } : {}),
     ...(options.saveFileCopy ? { saveFileCopy: options.saveFileCopy } : {}),
   });
@@ -268,9 +288,11 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
         stopSnapshots();
         snapshots.dispose();
         wakes.dispose();
+        pings.dispose();
         await agent.dispose();
         await pool.drain(warn);
         containers.dispose();
+        ports?.dispose();
         disk.dispose();
         db.close();
         lock.release();

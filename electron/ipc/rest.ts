@@ -156,6 +156,25 @@ export const routes: readonly Route[] = [
     query: { q: 'query', max_matches: 'maxMatches' },
   },
   {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/background-tasks/${ID}/events`),
+    request: 'readTaskEvents',
+    input: ([sessionId, taskId], _body, query) => ({
+      sessionId,
+      taskId,
+      ...optionalNumber(query, 'from_offset', 'fromOffset'),
+      ...optionalNumber(query, 'max_bytes', 'maxBytes'),
+    }),
+    query: { from_offset: 'fromOffset', max_bytes: 'maxBytes' },
+  },
+  {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/kill`),
+    request: 'killProcess',
+    input: ([sessionId], body) => ({ ...body, sessionId }),
+  },
+  { method: 'GET', pattern: re('/ports'), request: 'listPorts', input: () => ({}) },
+  {
     method: 'POST',
     pattern: re(`/sessions/${ID}/background-tasks/${ID}/stop`),
     request: 'stopTask',

@@ -1,19 +1,28 @@
-import type { TaskKind, TaskRow } from '../../shared/schemas/task.js';
+import type { MonitorNotify, ReadyCheck, TaskKind, TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
 import type { ProcessInspector } from '../process/inspector.js';
 import type { PoolPolicy } from './policy.js';
 import type { Runner } from './runner.js';
 import type { TaskRecord } from './task-record.js';
+import type { PortSource } from './task-signals.js';
 
 export interface StartRequest {
   sessionId: string;
   command: string;
   cwd: string;
-  kind?: TaskKind;
+  kind?: TaskKind | undefined;
   env?: Readonly<Record<string, string>>;
   expectedSeconds?: number | undefined;
   timeoutSeconds?: number | undefined;
   notifyOnFinish?: boolean | undefined;
+  /** Monitors: how the agent is woken (default scheduled). */
+  notifyMode?: MonitorNotify | undefined;
+  /** Monitors: when the check is due, in seconds after the start (default 45). */
+  checkAfterSeconds?: number | undefined;
+  /** When the task counts as ready. */
+  ready?: ReadyCheck | undefined;
+  /** Wake the agent once when it is ready (or dies before it is). */
+  notifyOnReady?: boolean | undefined;
 }
 
 export interface PoolListener {
@@ -47,6 +56,8 @@ export interface PoolOptions {
   inspector: ProcessInspector;
   /** Where problems that reach no caller go (a record that could not be saved). */
   log?: (message: string) => void;
+  /** Which running task listens on which TCP port; absent where the OS does not tell. */
+  ports?: PortSource | null;
 }
 
 export interface ReapReport {

@@ -18,6 +18,7 @@ import { RecordKeeper } from './record-keeper.js';
 import { logRoomHooks, noteLogAtEnd, resumeLogs } from './log-room.js';
 import { toTaskRow } from './task-row.js';
 import { readableOutput } from './readable-output.js';
+import { TaskSignals } from './task-signals.js';
 import {
   type EndReason,
   type PoolListener,
@@ -52,6 +53,7 @@ export class TaskPool {
   readonly #disk: PoolOptions['disk'];
   readonly #keeper: RecordKeeper;
   readonly #dataFolder: DataFolderWatch;
+  readonly #signals: TaskSignals;
   #draining = false;
   /** After drain: nothing is written any more (the store may be closed); what would not end stays recorded as running. */
   #closed = false;
@@ -97,6 +99,13 @@ export class TaskPool {
       if (this.#closed) return;
       this.#keeper.writeUnsaved();
       resumeLogs(this.#live.values(), this.#dataDir, (record) => this.#save(record));
+    });
+    this.#signals = new TaskSignals({
+      ports: options.ports ?? null,
+      onReady: (record) => {
+        record.readyAt = this.#now();
+        this.#save(record);
+      },
     });
     this.#index.prime(this.#keeper.settleLostOrphans());
   }
@@ -245,6 +254,44 @@ export class TaskPool {
     live.handle.write(data);
   }
 
+  /** Moves where the next delta read of a task's log starts (monitor_events); it is stored, so it survives a restart. */
+  setEventOffset(sessionId: string, id: string, offset: number): void {
+    const record = this.#index.require(sessionId, id);
+    if (record.eventOffset === offset) return;
+    record.eventOffset = offset;
+    this.#save(record);
+  }
+
+  /** A monitor's scheduled ping woke the agent: it is not sent again. False when it no longer runs or was already sent. */
+  notePinged(sessionId: string, id: string): boolean {
+    const live = this.#live.get(id);
+    if (!live || live.record.sessionId !== sessionId || live.settling || live.record.pingedAt !== null) return false;
+    live.record.pingedAt = this.#now();
+    this.#save(live.record);
+    return true;
+  }
+
+  /** The port index saw these tasks' ports change: their rows are told again. */
+  portsChanged(ids: readonly string[]): void {
+    for (const id of ids) {
+      const live = this.#live.get(id);
+      if (live && !live.settling) this.#emit(live.record);
+    }
+  }
+
+  /** Every TCP port a running task of this run listens on, with the task's session and command. */
+  listeningPorts(): { port: number; pid: number; taskId: string; sessionId: string; command: string }[] {
+    return this.#signals.listening().flatMap((entry) => {
+      const live = this.#live.get(entry.taskId);
+      return live ? [{ ...entry, sessionId: live.record.sessionId, command: live.record.command }] : [];
+    });
+  }
+
+  /** What a running task still waits for to count as ready, in words ('' when nothing). */
+  readyWaitingFor(id: string): string {
+    return this.#signals.waitingFor(id);
+  }
+
   /** Drops settled tasks (and their logs) of a session, only those in `only` when given; running and queued ones stay. */
   clearFinished(sessionId: string, only?: readonly string[]): Promise<string[]> {
     const now = this.#now();
@@ -280,6 +327,7 @@ export class TaskPool {
   async drain(log: (message: string) => void = () => {}): Promise<void> {
     this.#draining = true;
     this.#keeper.stop();
+    this.#signals.dispose();
     for (const failure of await this.#stopAll([...this.#live.values()], 'Drover was shutting down'))
       log(`at shutdown: ${failure.message}`);
     this.#closed = true;
@@ -301,7 +349,11 @@ export class TaskPool {
       runId: this.#runId,
       dataDir: this.#dataDir,
       queuedAt: this.#now(),
-      timeoutSeconds: resolveTimeoutSeconds(request, this.policy),
+      // A monitor watches for as long as it may: without a limit of its own it gets the longest.
+      timeoutSeconds: resolveTimeoutSeconds(
+        kind === 'monitor' ? { timeoutSeconds: request.timeoutSeconds ?? this.policy.maxTimeoutSeconds } : request,
+        this.policy,
+      ),
     };
     const record = this.#repo.create((seq) => recordForRequest(seq, { ...request, kind }, foreground, place));
     const id = record.id;
@@ -357,6 +409,7 @@ export class TaskPool {
       return;
     }
     recordStart(record, live.handle, this.#now(), this.#bootId);
+    this.#signals.started(record);
     this.#armTimeout(live);
     this.#save(record);
     live.handle
@@ -385,6 +438,7 @@ export class TaskPool {
   }
 
   #onOutput(live: Live, chunk: Buffer): void {
+    this.#signals.output(live.record, chunk);
     appendOutput(live, chunk, this.#now(), () =>
       this.#listener.taskOutput(live.record.sessionId, live.record.id, live.window.totalBytes),
     );
@@ -399,6 +453,7 @@ export class TaskPool {
     await live.log?.close();
     this.#live.delete(live.record.id);
     const record = live.record;
+    this.#signals.ended(record);
     if (live.log) noteLogAtEnd(record, this.#dataDir, live.log);
     recordEnd(record, {
       exit,
@@ -444,6 +499,7 @@ export class TaskPool {
       leftover: orphan?.leftover ?? false,
       orphanNote: orphan?.orphanNote ?? null,
       leaderExited: live?.leaderExited ?? false,
+      ports: live ? this.#signals.portsOf(record.id) : [],
     });
     // An orphaned row's elapsed time keeps growing, so only truly settled rows are kept.
     if (!live && row.status !== 'orphaned' && isSettled(row.status)) this.#index.keepSettledRow(row);

@@ -1,5 +1,12 @@
 import { join } from 'node:path';
-import type { TaskKind, TaskStatus } from '../../shared/schemas/task.js';
+import {
+  CHECK_AFTER_DEFAULT_SECONDS,
+  type MonitorNotify,
+  type ReadyCheck,
+  type TaskKind,
+  type TaskStatus,
+} from '../../shared/schemas/task.js';
+import type { StartRequest } from './pool-types.js';
 import type { Containment, WindowsMember } from '../process/identity.js';
 
 /** Statuses a record may hold on disk; `orphaned` is only ever derived. */
@@ -49,6 +56,17 @@ export interface TaskRecord {
   adopted: boolean;
   foreground: boolean;
   logPath: string;
+  /** Monitors: how the agent is woken; null for other tasks. */
+  notifyMode: MonitorNotify | null;
+  /** Monitors: seconds after the start when the check is due. */
+  checkAfterSeconds: number | null;
+  /** Monitors: when the scheduled ping was sent. */
+  pingedAt: number | null;
+  /** Where the next delta read of the log starts (bytes). */
+  eventOffset: number;
+  readyCheck: ReadyCheck | null;
+  readyAt: number | null;
+  notifyReady: boolean;
 }
 
 export const TASK_ID_PREFIX: Record<TaskKind, string> = { command: 'bg', monitor: 'mon', agent: 'agent' };
@@ -71,6 +89,10 @@ export interface NewTask {
   notify: boolean;
   foreground: boolean;
   logPath: string;
+  notifyMode: MonitorNotify | null;
+  checkAfterSeconds: number | null;
+  readyCheck: ReadyCheck | null;
+  notifyReady: boolean;
 }
 
 export function newTaskRecord(task: NewTask): TaskRecord {
@@ -96,23 +118,21 @@ export function newTaskRecord(task: NewTask): TaskRecord {
     seenAt: null,
     logNote: null,
     adopted: false,
+    pingedAt: null,
+    eventOffset: 0,
+    readyAt: null,
   };
 }
 
 /** A new task's record from the request that starts it: where its log goes, and what it may notify. */
 export function recordForRequest(
   seq: number,
-  request: {
-    sessionId: string;
-    kind: TaskKind;
-    command: string;
-    cwd: string;
-    expectedSeconds?: number | undefined;
-    notifyOnFinish?: boolean | undefined;
-  },
+  request: Omit<StartRequest, 'kind'> & { kind: TaskKind },
   foreground: boolean,
   place: { runId: string; dataDir: string; queuedAt: number; timeoutSeconds: number },
 ): TaskRecord {
+  const monitor = request.kind === 'monitor';
+  const notifyMode = monitor ? (request.notifyMode ?? 'scheduled') : null;
   return newTaskRecord({
     seq,
     sessionId: request.sessionId,
@@ -124,8 +144,13 @@ export function recordForRequest(
     expectedSeconds: request.expectedSeconds ?? null,
     timeoutSeconds: place.timeoutSeconds,
     // A foreground run is watched by its caller; only background work may ask to wake the agent.
-    notify: !foreground && (request.notifyOnFinish ?? false),
+    // A monitor wakes at its exit unless told never to.
+    notify: !foreground && (monitor ? notifyMode !== 'none' : (request.notifyOnFinish ?? false)),
     foreground,
     logPath: join(place.dataDir, 'sessions', request.sessionId, 'background', taskId(request.kind, seq), 'output.log'),
+    notifyMode,
+    checkAfterSeconds: monitor ? (request.checkAfterSeconds ?? CHECK_AFTER_DEFAULT_SECONDS) : null,
+    readyCheck: request.ready ?? null,
+    notifyReady: !foreground && request.ready !== undefined && (request.notifyOnReady ?? false),
   });
 }

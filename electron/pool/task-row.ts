@@ -13,6 +13,8 @@ export interface RowContext {
   orphanNote?: string | null;
   /** Running, with its shell gone and other processes of it still running. */
   leaderExited?: boolean;
+  /** The TCP ports its processes listen on now (the port index). */
+  ports?: number[];
 }
 
 /** What clients see of a record: status derived, clock arithmetic done here, private identity left out. */
@@ -62,7 +64,24 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     leaderExited: running && (context.leaderExited ?? false),
     logPath: record.logPath,
     logNote: record.logNote,
+    notifyMode: record.notifyMode,
+    checkAfterSeconds: record.checkAfterSeconds,
+    pingDueAt: running ? pingDue(record) : null,
+    pingedAt: record.pingedAt === null ? null : iso(record.pingedAt),
+    eventOffset: record.eventOffset,
+    ports: running ? (context.ports ?? []) : [],
+    ready: record.readyCheck === null ? null : record.readyAt !== null,
+    readyAt: record.readyAt === null ? null : iso(record.readyAt),
+    readyCheck: record.readyCheck,
+    notifyOnReady: record.notifyReady,
   };
+}
+
+/** When a running monitor's scheduled ping is due; null when it was sent or none is scheduled. */
+function pingDue(record: TaskRecord): string | null {
+  if (record.notifyMode !== 'scheduled' || record.pingedAt !== null || record.startedAt === null) return null;
+  if (record.checkAfterSeconds === null) return null;
+  return iso(record.startedAt + record.checkAfterSeconds * 1000);
 }
 
 /** Derived on every read and never written back: the earlier run may be gone, its record stays as it was. */

@@ -1,5 +1,6 @@
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { commandLine, listenRows, readTable, socketInodesOf } from './listening-ports.js';
 
 /** Who listens on a TCP port: the process holding the socket, and what it runs. */
 export interface PortOwner {
@@ -18,36 +19,11 @@ export interface PortOwner {
 export type PortLookup =
   { found: true; owner: PortOwner } | { found: false; reason: 'none' | 'hidden' | 'unsupported'; detail: string };
 
-/** TCP state 0A in /proc/net/tcp{,6}: LISTEN. */
-const LISTEN = '0A';
-
 /** Inodes of sockets listening on `port`, from one /proc/net table (IPv4 or IPv6). */
 export function listeningInodes(table: string, port: number): string[] {
-  const inodes: string[] = [];
-  for (const line of table.split('\n').slice(1)) {
-    // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode …
-    const fields = line.trim().split(/\s+/);
-    if (fields.length < 10 || fields[3] !== LISTEN) continue;
-    const local = fields[1]!;
-    if (parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port && fields[9] !== '0') inodes.push(fields[9]!);
-  }
-  return inodes;
-}
-
-function readTable(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return ''; // no IPv6 in this kernel: the IPv4 table answers alone
-  }
-}
-
-function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').split('\0').join(' ');
-  } catch {
-    return '';
-  }
+  return listenRows(table)
+    .filter((row) => row.port === port)
+    .map((row) => row.inode);
 }
 
 /** Linux: the LISTEN sockets of the port, then the processes whose descriptors point at them. */
@@ -57,28 +33,11 @@ function linuxOwner(port: number): PortLookup {
     ...listeningInodes(readTable('/proc/net/tcp6'), port),
   ]);
   if (inodes.size === 0) return { found: false, reason: 'none', detail: `nothing listens on TCP port ${port}` };
-  const targets = new Set([...inodes].map((inode) => `socket:[${inode}]`));
   const holders: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${name}/fd`);
-    } catch {
-      continue; // gone meanwhile, or another user's: not ours to read
-    }
-    for (const fd of fds) {
-      let link: string;
-      try {
-        link = readlinkSync(`/proc/${name}/fd/${fd}`);
-      } catch {
-        continue;
-      }
-      if (targets.has(link)) {
-        holders.push(Number(name));
-        break;
-      }
-    }
+    // A process gone meanwhile, or another user's, holds nothing we can see.
+    if (socketInodesOf(Number(name)).some((inode) => inodes.has(inode))) holders.push(Number(name));
   }
   if (holders.length === 0)
     return {

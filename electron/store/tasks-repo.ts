@@ -1,6 +1,12 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { ContainmentSchema, TaskIdSchema, TaskKindSchema } from '../../shared/schemas/task.js';
+import {
+  ContainmentSchema,
+  MonitorNotifySchema,
+  ReadyCheckSchema,
+  TaskIdSchema,
+  TaskKindSchema,
+} from '../../shared/schemas/task.js';
 import type { TaskRecord } from '../pool/task-record.js';
 import { parseRow, readableRows, type UnreadableRowReport } from './rows.js';
 
@@ -40,9 +46,27 @@ const TaskRowSchema = z.object({
   containment_note: z.string().nullable(),
   cgroup: z.string().nullable(),
   members: z.string().nullable(),
+  notify_mode: MonitorNotifySchema.nullable(),
+  check_after_seconds: int.nullable(),
+  pinged_at: int.nullable(),
+  event_offset: int.nonnegative(),
+  ready_check: z.string().nullable(),
+  ready_at: int.nullable(),
+  notify_ready: int,
 });
 
 const MembersSchema = z.array(z.object({ pid: int.positive(), created: z.string().regex(/^\d+$/) }));
+
+/** The declared readiness check; a damaged one reads as none (the task is then never waited on). */
+function parseReadyCheck(text: string | null): TaskRecord['readyCheck'] {
+  if (!text) return null;
+  try {
+    const parsed = ReadyCheckSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
 
 /** The recorded Windows members; a damaged list proves nothing, so it reads as none. */
 function parseMembers(text: string | null): TaskRecord['members'] {
@@ -92,6 +116,13 @@ function toRecord(row: unknown): TaskRecord {
     containmentNote: r.containment_note,
     cgroup: r.cgroup,
     members: parseMembers(r.members),
+    notifyMode: r.notify_mode,
+    checkAfterSeconds: r.check_after_seconds,
+    pingedAt: r.pinged_at,
+    eventOffset: r.event_offset,
+    readyCheck: parseReadyCheck(r.ready_check),
+    readyAt: r.ready_at,
+    notifyReady: r.notify_ready === 1,
   };
 }
 
@@ -129,6 +160,13 @@ function toParams(record: TaskRecord): Record<string, unknown> {
     containment_note: record.containmentNote,
     cgroup: record.cgroup,
     members: record.members.length > 0 ? JSON.stringify(record.members) : null,
+    notify_mode: record.notifyMode,
+    check_after_seconds: record.checkAfterSeconds,
+    pinged_at: record.pingedAt,
+    event_offset: record.eventOffset,
+    ready_check: record.readyCheck ? JSON.stringify(record.readyCheck) : null,
+    ready_at: record.readyAt,
+    notify_ready: record.notifyReady ? 1 : 0,
   };
 }
 

@@ -85,6 +85,8 @@ export const ToolDisplaySchema = z.discriminatedUnion('kind', [
     signal: z.enum(['SIGTERM', 'SIGKILL']).nullable(),
     alreadySettled: z.boolean(),
   }),
+  /** monitor_events: how much new output was read, and whether more waits. */
+  z.object({ kind: z.literal('events'), bytes: z.number().int().nonnegative(), more: z.boolean() }),
   /** Drover's own plain words (no child output, nothing addressed to the model). */
   z.object({ kind: z.literal('text'), text: z.string() }),
 ]);

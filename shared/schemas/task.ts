@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import safeRegex from 'safe-regex2';
 import { IdSchema, TimestampSchema } from './session.js';
 
 export const TASK_STATUSES = [
@@ -48,6 +49,77 @@ export type TaskKind = z.infer<typeof TaskKindSchema>;
 /** `bg_12`: short, stable, never reused (the counter resumes past every stored id). */
 export const TaskIdSchema = z.string().regex(/^[a-z]+_[1-9][0-9]{0,11}$/, 'is not a task id (like bg_12)');
 
+/** How a monitor wakes the agent: a ping once its check is due and again when it exits, only when it exits, or never. */
+export const MONITOR_NOTIFY = ['scheduled', 'exit', 'none'] as const;
+export const MonitorNotifySchema = z.enum(MONITOR_NOTIFY);
+export type MonitorNotify = z.infer<typeof MonitorNotifySchema>;
+
+/** A monitor's first check is due this long after it starts, unless told otherwise (seconds). */
+export const CHECK_AFTER_DEFAULT_SECONDS = 45;
+export const CHECK_AFTER_MIN_SECONDS = 5;
+export const CHECK_AFTER_MAX_SECONDS = 86_400;
+export const CheckAfterSecondsSchema = z.number().int().min(CHECK_AFTER_MIN_SECONDS).max(CHECK_AFTER_MAX_SECONDS);
+
+/** A delta read of a log (monitor_events): the default and the most bytes one read returns. */
+export const EVENTS_DEFAULT_BYTES = 8_192;
+export const EVENTS_MAX_BYTES = 1_048_576;
+export const EventsMaxBytesSchema = z.number().int().min(1).max(EVENTS_MAX_BYTES);
+
+export const PortSchema = z.number().int().min(1).max(65_535);
+
+/** Hosts a readiness probe may reach: this machine only, so a task's check is never a way to reach the network. */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+function isLoopbackUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.includes(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function isRegExp(text: string): boolean {
+  try {
+    new RegExp(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * When a task counts as ready: every condition given holds. `port`: one of the task's own
+ * processes listens on it; `http`: the URL (on this machine) answers with a status below 500;
+ * `pattern`: a line of its output matches the regular expression.
+ */
+export const ReadyCheckSchema = z
+  .object({
+    port: PortSchema.optional(),
+    http: z
+      .string()
+      .max(2_000)
+      .refine(isLoopbackUrl, 'must be an http(s) URL on this machine (localhost, 127.0.0.1 or [::1])')
+      .optional(),
+    pattern: z
+      .string()
+      .min(1)
+      .max(1_000)
+      .refine(isRegExp, 'is not a valid regular expression')
+      // It runs on every line a task prints: nested repetition could take exponential time on one line.
+      .refine(
+        (text) => !isRegExp(text) || safeRegex(text),
+        'could take exponential time on a long line (nested repetition such as (a+)+); write it without',
+      )
+      .optional(),
+  })
+  .strict()
+  .refine(
+    (check) => check.port !== undefined || check.http !== undefined || check.pattern !== undefined,
+    'needs at least one of port, http or pattern',
+  );
+export type ReadyCheck = z.infer<typeof ReadyCheckSchema>;
+
 export const TaskRowSchema = z.object({
   id: TaskIdSchema,
   sessionId: IdSchema,
@@ -91,6 +163,25 @@ export const TaskRowSchema = z.object({
   logPath: z.string(),
   /** Why the log stopped growing (the disk filled up) and how much output it misses; null while it holds everything. */
   logNote: z.string().nullable(),
+  /** Monitors: when the agent is woken (scheduled: a ping when the check is due, and at exit); null for other tasks. */
+  notifyMode: MonitorNotifySchema.nullable(),
+  /** Monitors: seconds after the start when the check is due; null for other tasks. */
+  checkAfterSeconds: z.number().int().positive().nullable(),
+  /** Monitors: when the scheduled ping will wake the agent; null once sent, or when none is scheduled. */
+  pingDueAt: TimestampSchema.nullable(),
+  /** Monitors: when the ping woke the agent; null until it did. */
+  pingedAt: TimestampSchema.nullable(),
+  /** Where the next delta read (monitor_events) of its log starts, in bytes; survives restarts. */
+  eventOffset: z.number().int().nonnegative(),
+  /** TCP ports its processes listen on now, lowest first (empty where the OS does not tell). */
+  ports: z.array(PortSchema),
+  /** Its readiness: null (no check declared), false (not yet), true (see readyAt). */
+  ready: z.boolean().nullable(),
+  readyAt: TimestampSchema.nullable(),
+  /** What counts as ready, as declared at its start. */
+  readyCheck: ReadyCheckSchema.nullable(),
+  /** Wakes the agent once when it becomes ready (or dies before it is). */
+  notifyOnReady: z.boolean(),
 });
 export type TaskRow = z.infer<typeof TaskRowSchema>;
 

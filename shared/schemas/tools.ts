@@ -1,10 +1,24 @@
 import { z } from 'zod';
+import {
+  CHECK_AFTER_DEFAULT_SECONDS,
+  CheckAfterSecondsSchema,
+  EVENTS_DEFAULT_BYTES,
+  EVENTS_MAX_BYTES,
+  MonitorNotifySchema,
+  ReadyCheckSchema,
+} from './task.js';
 
 /**
  * The model's background tools: one schema each, giving the TypeScript type, the runtime
  * check and (through z.toJSONSchema) the JSON Schema the model is shown.
  */
 const TaskId = z.string().min(1).describe('A task id as returned by run_command or list_tasks, like bg_12');
+
+const ReadyInput = ReadyCheckSchema.describe(
+  'Background only: when it counts as ready; every one given must hold. port: it listens on this port; ' +
+    'http: this URL on this machine answers below 500; pattern: a line of its output matches this regular expression',
+);
+const NotifyOnReady = z.boolean().describe('With ready: wake you once when it is ready, or if it dies before it is');
 
 export const RunCommandInput = z
   .object({
@@ -34,6 +48,53 @@ export const RunCommandInput = z
       .boolean()
       .default(false)
       .describe('Background only: start a new turn when the task ends, so you can stop waiting now'),
+    ready: ReadyInput.optional(),
+    notify_on_ready: NotifyOnReady.optional(),
+  })
+  .strict();
+
+export const MonitorCommandInput = z
+  .object({
+    command: z.string().min(1).describe('The long-running command to watch: a log tail, a watcher, a dev server'),
+    cwd: z.string().min(1).optional().describe('Working directory; defaults to the session folder'),
+    notify: MonitorNotifySchema.default('scheduled').describe(
+      'scheduled (default): you are woken once when the check is due and again when it exits; exit: only when it exits; none: never',
+    ),
+    check_after_seconds: CheckAfterSecondsSchema.default(CHECK_AFTER_DEFAULT_SECONDS).describe(
+      `When the check is due, in seconds after the start (default ${CHECK_AFTER_DEFAULT_SECONDS}, 5 to 86400)`,
+    ),
+    timeout_seconds: z
+      .number()
+      .int()
+      .positive()
+      .max(86_400)
+      .optional()
+      .describe('Hard limit; omit to let it run as long as any task may'),
+    ready: ReadyInput.optional(),
+    notify_on_ready: NotifyOnReady.optional(),
+  })
+  .strict();
+
+export const MonitorEventsInput = z
+  .object({
+    task_id: TaskId,
+    from_offset: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'Read once from this byte offset; the stored offset is left alone. Omit to continue where the last read ended',
+      ),
+    // No schema maximum: more than EVENTS_MAX_BYTES is clamped to it with a note, not refused.
+    max_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(EVENTS_DEFAULT_BYTES)
+      .describe(
+        `Bytes to read at most (default ${EVENTS_DEFAULT_BYTES}; more than ${EVENTS_MAX_BYTES} is clamped to it)`,
+      ),
   })
   .strict();
 
@@ -68,3 +129,5 @@ export const ReapTasksInput = z.object({}).strict();
 
 export type RunCommandArgs = z.output<typeof RunCommandInput>;
 export type ReadTaskOutputArgs = z.output<typeof ReadTaskOutputInput>;
+export type MonitorCommandArgs = z.output<typeof MonitorCommandInput>;
+export type MonitorEventsArgs = z.output<typeof MonitorEventsInput>;

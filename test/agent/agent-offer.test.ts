@@ -34,6 +34,8 @@ describe('the tools the model is offered follow the background setting', () => {
     expect(model.requests[3]!.tools.sort()).toEqual([
       'kill_shell',
       'list_tasks',
+      'monitor_command',
+      'monitor_events',
       'read_task_output',
       'reap_leftovers',
       'run_command',

@@ -115,6 +115,16 @@ function row(patch: Partial<TaskRow>): TaskRow {
     containment: 'group',
     containmentNote: null,
     leaderExited: false,
+    notifyMode: null,
+    checkAfterSeconds: null,
+    pingDueAt: null,
+    pingedAt: null,
+    eventOffset: 0,
+    ports: [],
+    ready: null,
+    readyAt: null,
+    readyCheck: null,
+    notifyOnReady: false,
     ...patch,
   };
 }
@@ -167,6 +177,8 @@ describe('tool names', () => {
       'read_task_output',
       'stop_task',
       'reap_leftovers',
+      'monitor_command',
+      'monitor_events',
     ]);
     expect(resolveCall(tools, 'shell_command', { command: 'x', run_in_background: true })).toMatchObject({
       tool: { name: 'run_command' },

@@ -152,6 +152,8 @@ describe('the agent against a fake model server', () => {
     expect(model.requests[0]!.tools.sort()).toEqual([
       'kill_shell',
       'list_tasks',
+      'monitor_command',
+      'monitor_events',
       'read_task_output',
       'reap_leftovers',
       'run_command',

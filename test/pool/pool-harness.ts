@@ -32,6 +32,8 @@ export interface HarnessOptions {
   log?: (message: string) => void;
   /** Wraps the real runner (to slow its start, say). */
   wrapRunner?: (runner: Runner) => Runner;
+  /** Sees every row change as it happens (the services' bus subscribers, in a test). */
+  onRow?: (row: TaskRow) => void;
 }
 
 /** A real pool on a real database and real processes; only the folder is temporary. */
@@ -55,12 +57,18 @@ export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir(), 
     new TaskPool({
       ...(heartbeatMs ? { heartbeatMs } : {}),
       repo: new TasksRepo(db),
-      runners: { command: runner },
+      runners: { command: runner, monitor: runner },
       inspector,
       dataDir,
       runId,
       instanceId,
-      listener: { taskChanged: (row) => rows.push(row), taskOutput: () => {} },
+      listener: {
+        taskChanged: (row) => {
+          rows.push(row);
+          options.onRow?.(row);
+        },
+        taskOutput: () => {},
+      },
       policy: { stopGraceMs: 1_000, ...policy, ...extra },
     });
   return { pool: open('run-1'), db, dataDir, sessionId, rows, instanceId, containers, open };

@@ -140,6 +140,13 @@ describe('task rows', () => {
     containmentNote: null,
     cgroup: null,
     members: [],
+    notifyMode: null,
+    checkAfterSeconds: null,
+    pingedAt: null,
+    eventOffset: 0,
+    readyCheck: null,
+    readyAt: null,
+    notifyReady: false,
     ...patch,
   });
   const context = { now: 100_000, runId: 'run-a', lastOutputAt: 90_000, silentAfterMs: 60_000 };

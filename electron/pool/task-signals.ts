@@ -1,0 +1,77 @@
+import type { PortIndex } from './port-index.js';
+import { ReadinessWatch } from './readiness.js';
+import type { TaskRecord } from './task-record.js';
+
+/** The part of the port index the pool uses (absent where the OS cannot tell which task listens where). */
+export type PortSource = Pick<PortIndex, 'portsOf' | 'entries' | 'setActive' | 'taskEnded' | 'refresh'>;
+
+export interface TaskSignalsOptions {
+  ports: PortSource | null;
+  /** A running task's declared readiness now holds. */
+  onReady: (record: TaskRecord) => void;
+}
+
+/**
+ * What the pool learns from a running task beyond its output and exit: which ports it listens
+ * on, and when it is ready. Ports are scanned only while tasks run; readiness only while the
+ * task that declared it runs.
+ */
+export class TaskSignals {
+  readonly #ports: PortSource | null;
+  readonly #onReady: (record: TaskRecord) => void;
+  readonly #ready = new Map<string, ReadinessWatch>();
+  readonly #running = new Set<string>();
+
+  constructor(options: TaskSignalsOptions) {
+    this.#ports = options.ports;
+    this.#onReady = options.onReady;
+  }
+
+  started(record: TaskRecord): void {
+    this.#running.add(record.id);
+    this.#ports?.setActive(true);
+    if (!record.readyCheck || record.readyAt !== null) return;
+    const watch = new ReadinessWatch({
+      check: record.readyCheck,
+      portsOf: () => (this.#ports ? this.#ports.portsOf(record.id) : null),
+      onReady: () => {
+        this.#ready.delete(record.id);
+        this.#onReady(record);
+      },
+    });
+    this.#ready.set(record.id, watch);
+    watch.start();
+  }
+
+  output(record: TaskRecord, chunk: Buffer): void {
+    this.#ready.get(record.id)?.output(chunk);
+  }
+
+  ended(record: TaskRecord): void {
+    this.#ready.get(record.id)?.stop();
+    this.#ready.delete(record.id);
+    this.#running.delete(record.id);
+    this.#ports?.taskEnded(record.id);
+    if (this.#running.size === 0) this.#ports?.setActive(false);
+  }
+
+  /** What a running task still waits for to be ready, in words ('' when nothing). */
+  waitingFor(id: string): string {
+    return this.#ready.get(id)?.waitingFor() ?? '';
+  }
+
+  portsOf(id: string): number[] {
+    return this.#running.has(id) ? (this.#ports?.portsOf(id) ?? []) : [];
+  }
+
+  /** Every port a running task listens on, by port. */
+  listening(): { port: number; pid: number; taskId: string }[] {
+    return this.#ports?.entries().filter((entry) => this.#running.has(entry.taskId)) ?? [];
+  }
+
+  dispose(): void {
+    for (const watch of this.#ready.values()) watch.stop();
+    this.#ready.clear();
+    this.#ports?.setActive(false);
+  }
+}
