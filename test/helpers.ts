@@ -17,9 +17,9 @@ afterEach(() => {
 });
 
 /** Resolves once `predicate` holds, polling briefly; fails with `what` after the limit. */
-export async function until(predicate: () => boolean, what: string, limitMs = 5_000): Promise<void> {
+export async function until(predicate: () => boolean | Promise<boolean>, what: string, limitMs = 5_000): Promise<void> {
   const deadline = Date.now() + limitMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -19,7 +19,7 @@ afterEach(async () => {
   }
 });
 
-function setup() {
+function setup(permit: ToolContext['permit'] = async () => ({ allowed: true, reason: '' })) {
   const h = makePool();
   open.push(h);
   const tool = createKillTool({ pool: h.pool, instanceId: h.instanceId, os: currentUnixOs() });
@@ -27,7 +27,7 @@ function setup() {
     sessionId: h.sessionId,
     cwd: tmpdir(),
     signal: new AbortController().signal,
-    permit: async () => ({ allowed: true, reason: '' }),
+    permit,
   };
   const kill = (args: Record<string, unknown>) => tool.execute(parseArgs(tool, args) as never, context);
   return { h, tool, kill };
@@ -118,6 +118,26 @@ describe.runIf(process.platform === 'linux')('kill_shell with real processes', (
     expect(await exited(child)).toBe('SIGTERM');
     expect(pidAlive(Number(line))).toBe(true);
     process.kill(Number(line), 'SIGKILL');
+  });
+
+  it("asks the gate before it ends a process that is not Drover's, and leaves it alone when the person says no", async () => {
+    const asked: string[] = [];
+    const { h, kill } = setup(async (command) => {
+      asked.push(command);
+      return { allowed: false, reason: 'rejected', rejected: true };
+    });
+    const { child } = await startNode('setInterval(() => {}, 1e6); console.log("up");', { detached: true });
+    const outcome = await kill({ pid: child.pid });
+    expect(asked).toEqual([`kill ${child.pid}`]);
+    expect(outcome).toMatchObject({ failed: true, rejected: true, display: { kind: 'not_run', rejected: true } });
+    expect(outcome.text).toContain(`Not run: the person rejected \`kill ${child.pid}\``);
+    expect(pidAlive(child.pid!)).toBe(true);
+    // A task of its own is Drover's to stop: no question.
+    const task = await h.pool.start({ sessionId: h.sessionId, command: 'sleep 30', cwd: tmpdir() });
+    await until(() => h.pool.row(h.sessionId, task.id).pid !== null, 'the start');
+    await kill({ pid: h.pool.row(h.sessionId, task.id).pid! });
+    expect(asked).toHaveLength(1);
+    expect(h.pool.row(h.sessionId, task.id).status).toBe('stopped');
   });
 
   it("refuses Drover's own pid, its parent and its own group, with the reason", async () => {

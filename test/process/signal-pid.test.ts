@@ -51,3 +51,28 @@ describe.runIf(process.platform !== 'win32')('stopping one untracked pid', () =>
     });
   });
 });
+
+describe.runIf(process.platform === 'linux')('a pid Drover may not signal', () => {
+  it('counts as alive and is reported as not permitted, never as gone', async () => {
+    const target = await startNode("console.log('up'); setInterval(() => {}, 1e6);", { detached: true });
+    const pid = target.child.pid!;
+    // Drover as another user than the target's: as root here, a copy of it runs as nobody.
+    const asRoot = process.getuid?.() === 0;
+    expect(asRoot, 'this test needs root, to run the signalling side as another user').toBe(true);
+    const module = new URL('../../electron/process/signal-pid.ts', import.meta.url).pathname;
+    const script = `import(${JSON.stringify(module)}).then((m) => m.signalPid(${pid}, 200)).then((r) => console.log('ended', JSON.stringify(r)), (e) => console.log(e.kind + ': ' + e.message));`;
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      uid: 65_534,
+      gid: 65_534,
+      encoding: 'utf8',
+      cwd: new URL('../..', import.meta.url).pathname,
+      env: { ...process.env, HOME: '/tmp', TSX_DISABLE_CACHE: '1' },
+      timeout: 30_000,
+    });
+    expect(run.stdout.trim(), run.stderr).toBe(
+      `denied: pid ${pid} is running but not permitted to be signalled by Drover`,
+    );
+    expect(pidAlive(pid)).toBe(true);
+  });
+});
