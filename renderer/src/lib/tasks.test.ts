@@ -6,6 +6,7 @@ import {
   finishedClock,
   finishedCounts,
   finishedNewestFirst,
+  groupByKind,
   runningByKindLabel,
   runningNewestFirst,
   taskProgress,
@@ -122,6 +123,46 @@ describe('wording', () => {
     ];
     expect(runningByKindLabel(tasks)).toBe('3 shells, 2 monitors');
     expect(runningByKindLabel([taskRow('ag_1', { kind: 'agent' })])).toBe('1 agent');
+    expect(runningByKindLabel([taskRow('bg_1')])).toBe('1 shell');
+    expect(runningByKindLabel([taskRow('mon_1', { kind: 'monitor' }), taskRow('mon_2', { kind: 'monitor' })])).toBe(
+      '2 monitors',
+    );
+    expect(runningByKindLabel([taskRow('bg_1'), taskRow('mon_1', { kind: 'monitor', status: 'queued' })])).toBe(
+      '1 shell, 1 monitor',
+    );
     expect(runningByKindLabel([])).toBeNull();
+  });
+
+  it('words the transcript chip by kind once a monitor runs, and as before for shells alone', () => {
+    const monitor = taskRow('mon_1', { kind: 'monitor' });
+    expect(chipLabel([taskRow('bg_1'), taskRow('bg_2'), monitor])).toBe('2 shells, 1 monitor');
+    expect(chipLabel([monitor])).toBe('1 monitor');
+    expect(chipLabel([taskRow('bg_1'), taskRow('bg_2')])).toBe('2 running tasks');
+    // A foreground shell is no background task, here either.
+    expect(chipLabel([taskRow('bg_1', { foreground: true }), monitor])).toBe('1 monitor');
+    // Once nothing runs, every kind is a background task.
+    expect(
+      chipLabel([
+        settledRow('bg_1', '2025-01-01T12:00:01.000Z'),
+        settledRow('mon_1', '2025-01-01T12:00:02.000Z', { kind: 'monitor' }),
+      ]),
+    ).toBe('2 background tasks');
+  });
+
+  it('groups the running list by kind only when more than one kind runs, keeping its order', () => {
+    const tasks = [
+      taskRow('mon_2', { kind: 'monitor' }),
+      taskRow('bg_3'),
+      taskRow('mon_1', { kind: 'monitor' }),
+      taskRow('bg_1'),
+    ];
+    const groups = groupByKind(tasks);
+    expect(groups?.map((group) => [group.title, group.tasks.map((task) => task.id)])).toEqual([
+      ['Shells', ['bg_3', 'bg_1']],
+      ['Monitors', ['mon_2', 'mon_1']],
+    ]);
+    expect(groupByKind([taskRow('bg_1'), taskRow('bg_2')])).toBeNull();
+    expect(groupByKind([taskRow('mon_1', { kind: 'monitor' })])).toBeNull();
+    expect(groupByKind([])).toBeNull();
   });
 });

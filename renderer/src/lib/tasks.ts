@@ -128,28 +128,49 @@ export function finishedClock(task: TaskRow): string {
 
 /**
  * The transcript's chip: "2 running tasks", "3 background tasks", or null when the chat never ran
- * one. Only background tasks count: a foreground `!cmd` that ended in its wait is not one.
+ * one. Only background tasks count: a foreground `!cmd` that ended in its wait is not one. Once
+ * anything but shells runs, it counts by kind as the nav rail does ("1 shell, 2 monitors").
  */
 export function chipLabel(tasks: readonly TaskRow[]): string | null {
   const background = tasks.filter(isBackground);
   if (background.length === 0) return null;
-  const running = background.filter(isActive).length;
-  if (running > 0) return countLabel(running, 'running task', 'running tasks');
+  const running = background.filter(isActive);
+  if (running.some((task) => task.kind !== 'command')) return runningByKindLabel(running);
+  if (running.length > 0) return countLabel(running.length, 'running task', 'running tasks');
   return countLabel(background.length, 'background task', 'background tasks');
 }
 
-const KIND_WORDS: Record<TaskKind, [string, string]> = {
-  command: ['shell', 'shells'],
-  monitor: ['monitor', 'monitors'],
-  agent: ['agent', 'agents'],
-};
+/** The kinds in the order they are counted and grouped, with their nouns. */
+const KINDS: readonly { kind: TaskKind; one: string; many: string; title: string }[] = [
+  { kind: 'command', one: 'shell', many: 'shells', title: 'Shells' },
+  { kind: 'monitor', one: 'monitor', many: 'monitors', title: 'Monitors' },
+  { kind: 'agent', one: 'agent', many: 'agents', title: 'Agents' },
+];
 
-/** Background tasks running, by kind: "3 shells, 2 monitors"; null when none runs. */
+/** Background tasks running, by kind: "3 shells, 2 monitors", "1 shell"; null when none runs. */
 export function runningByKindLabel(tasks: readonly TaskRow[]): string | null {
   const parts: string[] = [];
-  for (const kind of Object.keys(KIND_WORDS) as TaskKind[]) {
+  for (const { kind, one, many } of KINDS) {
     const count = tasks.filter((task) => task.kind === kind && isActive(task) && isBackground(task)).length;
-    if (count > 0) parts.push(`${count} ${KIND_WORDS[kind][count === 1 ? 0 : 1]}`);
+    if (count > 0) parts.push(countLabel(count, one, many));
   }
   return parts.length > 0 ? parts.join(', ') : null;
+}
+
+/** A heading of the Running section and the tasks under it, in the order given. */
+export interface TaskGroup {
+  kind: TaskKind;
+  /** "Shells", "Monitors". */
+  title: string;
+  tasks: TaskRow[];
+}
+
+/**
+ * The running list split by kind (shells, then monitors, then agents), each keeping the order it
+ * was given; null when it holds only one kind, which then shows without headings.
+ */
+export function groupByKind(tasks: readonly TaskRow[]): TaskGroup[] | null {
+  const groups = KINDS.map(({ kind, title }) => ({ kind, title, tasks: tasks.filter((task) => task.kind === kind) }));
+  const present = groups.filter((group) => group.tasks.length > 0);
+  return present.length > 1 ? present : null;
 }

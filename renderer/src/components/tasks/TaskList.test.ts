@@ -3,24 +3,39 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, render, screen, fireEvent } from '@testing-library/svelte';
 import type { TaskRow } from '@shared/contract.js';
 import type { DroverApi } from '../../lib/api.js';
+import { PanelFocus } from '../../lib/panel-focus.js';
 import { TasksState } from '../../lib/state/tasks.svelte.js';
 import { settledRow, taskRow } from '../../lib/test-tasks.js';
 import TaskList from './TaskList.svelte';
 
-function fakeApi(tasks: TaskRow[]): DroverApi {
+type Listener = (payload: { task: TaskRow }) => void;
+
+/** The contract's calls the list uses; `push` sends a taskUpdated event as the service would. */
+function fakeApi(tasks: TaskRow[]): DroverApi & { push: (task: TaskRow) => void } {
+  const listeners: Listener[] = [];
   return {
     listTasks: vi.fn(async () => ({ tasks, runningCount: tasks.filter((t) => t.status === 'running').length })),
-    on: () => () => {},
-  } as unknown as DroverApi;
+    on: (name: string, listener: Listener) => {
+      if (name === 'taskUpdated') listeners.push(listener);
+      return () => {};
+    },
+    push: (task: TaskRow) => listeners.forEach((listener) => listener({ task })),
+  } as unknown as DroverApi & { push: (task: TaskRow) => void };
 }
 
 async function renderList(tasks: TaskRow[]) {
-  const state = new TasksState(fakeApi(tasks), 's1');
+  const api = fakeApi(tasks);
+  const state = new TasksState(api, 's1');
   const stop = state.start();
   await vi.waitFor(() => expect(state.loaded).toBe(true));
   const result = render(TaskList, { tasks: state, onOpen: () => {} });
-  return { state, stop, result };
+  return { api, state, stop, result };
 }
+
+const cardOf = (id: string) => screen.getAllByTestId('task-card').find((card) => card.dataset.taskId === id)!;
+
+// jsdom has no CSS.escape; the ids here need no escaping.
+globalThis.CSS ??= { escape: (value: string) => value } as unknown as typeof CSS;
 
 // jsdom has no ResizeObserver; the virtual list only needs it to exist.
 globalThis.ResizeObserver ??= class {
@@ -142,5 +157,97 @@ describe('TaskList', () => {
       'Kept bg_2: its transcript record could not be saved first (the database is read-only).',
     );
     stop();
+  });
+
+  it('groups shells and monitors under headings with counts only while both run', async () => {
+    const { api } = await renderList([
+      taskRow('bg_1', { startedAt: '2025-01-01T12:00:00.000Z' }),
+      taskRow('bg_2', { startedAt: '2025-01-01T12:00:02.000Z' }),
+    ]);
+    expect(screen.queryAllByTestId('task-group')).toHaveLength(0);
+    expect(screen.getByText('Running 2')).toBeTruthy();
+
+    api.push(taskRow('mon_1', { kind: 'monitor', startedAt: '2025-01-01T12:00:01.000Z' }));
+    await vi.waitFor(() => expect(screen.getAllByTestId('task-group')).toHaveLength(2));
+    const groups = screen.getAllByTestId('task-group');
+    expect(groups.map((group) => group.getAttribute('aria-labelledby'))).toEqual([
+      'tasks-group-command',
+      'tasks-group-monitor',
+    ]);
+    expect(screen.getAllByTestId('task-group-title').map((title) => title.textContent)).toEqual([
+      'Shells 2',
+      'Monitors 1',
+    ]);
+    const ids = (group: HTMLElement) =>
+      [...group.querySelectorAll<HTMLElement>('[data-testid="task-card"]')].map((card) => card.dataset.taskId);
+    expect(ids(groups[0]!)).toEqual(['bg_2', 'bg_1']);
+    expect(ids(groups[1]!)).toEqual(['mon_1']);
+    expect(screen.getByText('Running 3')).toBeTruthy();
+
+    // The last shell ends: one kind is left, and the headings go.
+    for (const id of ['bg_1', 'bg_2']) api.push(settledRow(id, '2025-01-01T12:00:09.000Z'));
+    await vi.waitFor(() => expect(screen.queryAllByTestId('task-group')).toHaveLength(0));
+    expect(screen.getAllByTestId('task-card').map((card) => card.dataset.taskId)).toEqual(['mon_1']);
+  });
+
+  it("keeps the focus on a card's task when the list splits into groups under it", async () => {
+    const { api, result } = await renderList([taskRow('bg_1')]);
+    const panel = document.createElement('aside');
+    panel.dataset.testid = 'tasks-panel';
+    panel.innerHTML = '<h2>Tasks</h2>';
+    result.container.before(panel);
+    panel.append(result.container);
+    const stopWatching = new PanelFocus(
+      () => document.body,
+      () => undefined,
+    ).watch();
+    const open = cardOf('bg_1').querySelector('button')!;
+    open.focus();
+    api.push(taskRow('mon_1', { kind: 'monitor', startedAt: '2025-01-01T12:00:05.000Z' }));
+    await vi.waitFor(() => expect(screen.getAllByTestId('task-group')).toHaveLength(2));
+    await vi.waitFor(() =>
+      expect(document.activeElement?.closest('[data-task-id]')?.getAttribute('data-task-id')).toBe('bg_1'),
+    );
+    expect(document.activeElement?.getAttribute('aria-label')).toMatch(/^Open bg_1/);
+    stopWatching();
+  });
+
+  it('shows a monitor, its countdown, its ports and its readiness on its card; a plain shell shows none', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.parse('2025-01-01T12:00:13.000Z'));
+    await renderList([
+      taskRow('bg_1'),
+      taskRow('mon_1', {
+        kind: 'monitor',
+        notifyMode: 'scheduled',
+        checkAfterSeconds: 45,
+        pingDueAt: '2025-01-01T12:00:45.000Z',
+      }),
+      taskRow('bg_2', {
+        ports: [3000, 5173],
+        ready: false,
+        readyCheck: { port: 3000, pattern: 'Local:\\x1b \u001b.*' },
+      }),
+      taskRow('bg_3', { ready: true, readyAt: '2025-01-01T12:00:04.200Z' }),
+    ]);
+    expect(cardOf('bg_1').querySelector('[data-testid="task-signals"]')).toBeNull();
+
+    const monitor = cardOf('mon_1');
+    expect(monitor.querySelector('[data-testid="task-kind"]')?.textContent).toBe('monitor');
+    expect(monitor.querySelector('[data-testid="task-schedule"]')?.textContent).toBe('next check in 32 s');
+
+    const server = cardOf('bg_2');
+    const ports = [...server.querySelectorAll<HTMLElement>('[data-testid="task-port"]')];
+    expect(ports.map((port) => [port.textContent, port.title])).toEqual([
+      [':3000', 'Listening on TCP port 3000'],
+      [':5173', 'Listening on TCP port 5173'],
+    ]);
+    const waiting = server.querySelector<HTMLElement>('[data-testid="task-readiness"]')!;
+    expect(waiting.dataset.state).toBe('waiting');
+    // The pattern is the model's text: a raw escape shows as a token, a typed backslash stays as typed.
+    expect(waiting.textContent).toBe('waiting until ready: port 3000 listens, output matches Local:\\x1b ⟨ESC⟩.*');
+    expect(waiting.querySelector('[data-testid="escape-token"]')).not.toBeNull();
+
+    expect(cardOf('bg_3').querySelector('[data-testid="task-readiness"]')?.textContent).toBe('ready in 4 s');
   });
 });

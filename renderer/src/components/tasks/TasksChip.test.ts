@@ -31,4 +31,17 @@ describe('TasksChip', () => {
     render(TasksChip, { tasks: [], onOpen: () => {} });
     expect(screen.queryByTestId('tasks-chip')).toBeNull();
   });
+
+  it('counts by kind once a monitor runs, and the shells alone as before', () => {
+    const monitor = (id: string) => taskRow(id, { kind: 'monitor', notifyMode: 'scheduled' });
+    const { unmount } = render(TasksChip, {
+      tasks: [taskRow('bg_1'), taskRow('bg_2'), monitor('mon_1'), settledRow('mon_2', '2025-01-01T12:00:00.000Z')],
+      onOpen: () => {},
+    });
+    expect(screen.getByTestId('tasks-chip').textContent?.trim()).toBe('2 shells, 1 monitor');
+    unmount();
+    render(TasksChip, { tasks: [monitor('mon_1'), monitor('mon_2')], onOpen: () => {} });
+    expect(screen.getByTestId('tasks-chip').textContent?.trim()).toBe('2 monitors');
+    expect(screen.getByTestId('tasks-chip').classList.contains('running')).toBe(true);
+  });
 });
