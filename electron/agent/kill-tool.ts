@@ -7,7 +7,7 @@ import { formatDuration } from '../pool/adoption.js';
 import { cgroupOf } from '../process/cgroup.js';
 import { markFor } from '../process/identity.js';
 import { findPortOwner, type PortOwner } from '../process/port-owner.js';
-import { PidSignalError, processGroupOf, signalPid } from '../process/signal-pid.js';
+import { checkSignalable, PidSignalError, processGroupOf, signalPid } from '../process/signal-pid.js';
 import type { UnixOs } from '../process/unix-os.js';
 import { LIST_TOOL, ToolCallError, type AgentTool, type ToolContext, type ToolOutcome } from './tools.js';
 import { notRun } from './run-command.js';
@@ -115,10 +115,13 @@ export function createKillTool(deps: KillToolDeps): AgentTool {
     command: string | null,
   ): Promise<ToolOutcome> => {
     const who = `pid ${pid}${command ? ` (${command})` : ''}${port !== null ? `, listening on port ${port},` : ''}`;
-    const permission = await context.permit(`kill ${pid}`, context.cwd, false);
-    if (!permission.allowed) return notRun(permission, `kill ${pid}`);
     try {
-      const ended = await signalPid(pid, pool.policy.stopGraceMs);
+      // Refused, gone or not ours to signal: said at once, without asking the person about it.
+      const pinned = checkSignalable(pid);
+      const permission = await context.permit(`kill ${pid}`, context.cwd, false);
+      if (!permission.allowed) return notRun(permission, `kill ${pid}`);
+      // Only the process the person was asked about: one that took its pid meanwhile is left alone.
+      const ended = await signalPid(pid, pool.policy.stopGraceMs, pinned);
       const display: Display = { ...DISPLAY_BASE, kind: 'killed', pid, port, command, signal: ended.signal };
       const forced =
         ended.signal === 'SIGKILL' ? ` It ignored SIGTERM for ${pool.policy.stopGraceMs / 1000} s and was killed.` : '';

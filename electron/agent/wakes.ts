@@ -30,6 +30,8 @@ export class WakeScheduler {
   readonly #announced = new Set<string>();
   readonly #wakes = new Map<string, number>();
   readonly #capLogged = new Set<string>();
+  /** Tasks that ended before this run began were told of by the run they ended in (a row saved again, say for its read offset, is not news). */
+  readonly #since = Date.now();
 
   constructor(deps: WakeDeps) {
     this.#deps = deps;
@@ -39,6 +41,7 @@ export class WakeScheduler {
   onTaskChanged(row: TaskRow): void {
     if (row.status === 'orphaned' || row.status === 'lost') return;
     const settled = isSettled(row.status);
+    if (settled && row.endedAt !== null && Date.parse(row.endedAt) < this.#since) return;
     if (row.notifyOnReady && (row.ready === true || settled)) {
       // Dying before it was ready is told with the end when the end is told anyway.
       if (row.ready === true) this.#add(row.sessionId, `ready:${row.id}`, 'ready', readyLine(row));

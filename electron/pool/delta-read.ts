@@ -64,7 +64,14 @@ function charLength(lead: number): number {
 /** The first position at or after `at` that is neither inside a character nor inside an escape sequence. */
 export function safeStart(buffer: Buffer, at: number): number {
   let start = at;
-  for (let step = 0; step < 3 && start < buffer.length && isContinuation(buffer[start]!); step++) start++;
+  // Inside a character only when a lead byte within three bytes before starts one that spans here
+  // (a stray continuation byte, from Latin-1 text say, is a character of its own and is kept).
+  for (let lead = at - 1; lead >= Math.max(0, at - 3); lead--) {
+    if (isContinuation(buffer[lead]!)) continue;
+    const end = lead + charLength(buffer[lead]!);
+    if (end > at && buffer.subarray(lead + 1, Math.min(end, buffer.length)).every(isContinuation)) start = end;
+    break;
+  }
   // (lastIndexOf counts a negative offset from the end, so a start at 0 looks no further.)
   const escape = start > 0 ? buffer.lastIndexOf(ESC, start - 1) : -1;
   if (escape >= 0) {
@@ -91,8 +98,9 @@ export function safeEnd(buffer: Buffer, start: number, at: number): number {
     end = escape;
   }
   if (end > start) return end;
-  // Nothing whole fits: take the one character or sequence that starts here, whole.
-  if (buffer[start] === ESC) return sequenceEnd(buffer, start) ?? start;
+  // Nothing whole fits: take the one character or sequence that starts here, whole; a sequence
+  // longer than the window (a clipboard write, an image) is cut where the read ends.
+  if (buffer[start] === ESC) return sequenceEnd(buffer, start) ?? at;
   return Math.min(start + charLength(buffer[start] ?? 0), buffer.length);
 }
 
@@ -112,10 +120,12 @@ export function sequenceEnd(buffer: Uint8Array, at: number): number | null {
     }
     return null;
   }
-  // OSC ], DCS P, SOS X, PM ^, APC _: a string ended by BEL (OSC) or ESC \.
+  // OSC ], DCS P, SOS X, PM ^, APC _: a string ended by BEL (OSC) or ESC \, or cut short by a line
+  // end (so a stray ESC ] cannot swallow the rest of the log).
   if (kind === 0x5d || kind === 0x50 || kind === 0x58 || kind === 0x5e || kind === 0x5f) {
     for (let i = at + 2; i < buffer.length; i++) {
       if (buffer[i] === 0x07) return i + 1;
+      if (buffer[i] === 0x0a || buffer[i] === 0x0d) return i;
       if (buffer[i] === ESC) {
         if (i + 1 >= buffer.length) return null;
         return buffer[i + 1] === 0x5c ? i + 2 : i;

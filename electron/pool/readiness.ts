@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
+import { createContext, Script, type Context } from 'node:vm';
 import type { ReadyCheck } from '../../shared/schemas/task.js';
 
 /** Between probes of port and http, unless told otherwise. */
@@ -24,6 +25,10 @@ export interface ReadinessOptions {
   portsOf: () => number[] | null;
   /** Called once, when every condition holds. */
   onReady: () => void;
+  /** True when another task of Drover listens on the port (the port index); absent: nobody is known to. */
+  heldByOther?: (port: number) => boolean;
+  /** Told when the check can no longer hold as declared (a pattern too slow to run), in words. */
+  onProblem?: (message: string) => void;
   /** Between probes of port and http; default PROBE_INTERVAL_MS. */
   intervalMs?: number;
   /** Timers; default the globals (unref'd). Tests pass a fake so nothing sleeps for timing. */
@@ -43,6 +48,7 @@ const GLOBAL_TIMERS: ReadinessTimers = {
 export class ReadinessWatch {
   readonly #check: ReadyCheck;
   readonly #portsOf: () => number[] | null;
+  readonly #heldByOther: (port: number) => boolean;
   readonly #onReady: () => void;
   readonly #intervalMs: number;
   readonly #timers: ReadinessTimers;
@@ -62,10 +68,14 @@ export class ReadinessWatch {
   constructor(options: ReadinessOptions) {
     this.#check = options.check;
     this.#portsOf = options.portsOf;
+    this.#heldByOther = options.heldByOther ?? (() => false);
     this.#onReady = options.onReady;
     this.#intervalMs = options.intervalMs ?? PROBE_INTERVAL_MS;
     this.#timers = options.timers ?? GLOBAL_TIMERS;
-    this.#lines = options.check.pattern === undefined ? null : new LineMatcher(new RegExp(options.check.pattern));
+    this.#lines =
+      options.check.pattern === undefined
+        ? null
+        : new LineMatcher(new TimedPattern(options.check.pattern, options.onProblem ?? (() => {})));
     this.#patternHeld = options.check.pattern === undefined;
     this.#portHeld = options.check.port === undefined;
     this.#httpHeld = options.check.http === undefined;
@@ -129,9 +139,21 @@ export class ReadinessWatch {
     const { port, http } = this.#check;
     if (!this.#portHeld && port !== undefined && (await this.#listens(port))) this.#portHeld = true;
     if (this.#stopped || this.#ready) return;
-    if (!this.#httpHeld && http !== undefined && (await answers(http, this.#abort.signal))) this.#httpHeld = true;
+    if (!this.#httpHeld && http !== undefined && this.#ownsUrl(http) && (await answers(http, this.#abort.signal)))
+      this.#httpHeld = true;
     if (this.#stopped || this.#ready) return;
     this.#settle();
+  }
+
+  /**
+   * The URL is not asked while another of Drover's tasks listens on its port: a first copy of the
+   * same dev server answering there never makes this one ready. (A port held by something that is
+   * no task, such as docker's proxy, is asked: that is how a container's server becomes ready.)
+   */
+  #ownsUrl(url: string): boolean {
+    const parsed = new URL(url);
+    const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+    return !this.#heldByOther(port);
   }
 
   async #listens(port: number): Promise<boolean> {
@@ -239,7 +261,7 @@ function isPrintable(code: number): boolean {
  * cannot hide every later line. Only the first LINE_KEPT_CHARS of a line are kept and tested.
  */
 class LineMatcher {
-  readonly #pattern: RegExp;
+  readonly #pattern: TimedPattern;
   readonly #decoder = new StringDecoder('utf8');
   #state: EscapeState = 'text';
   #line = '';
@@ -248,13 +270,25 @@ class LineMatcher {
   /** A CR ended the last line and nothing visible followed yet: the LF of a CR LF here ends nothing. */
   #afterCr = false;
 
-  constructor(pattern: RegExp) {
+  /** Lines the chunk completed, tested together once it is read. */
+  #completed: string[] = [];
+
+  constructor(pattern: TimedPattern) {
     this.#pattern = pattern;
   }
 
   /** True once a line (or the unfinished last one) matched. */
   feed(chunk: Buffer): boolean {
-    const text = this.#decoder.write(chunk);
+    this.#read(this.#decoder.write(chunk));
+    const lines = this.#completed;
+    this.#completed = [];
+    // The unfinished line (a prompt printed without a line feed): at most LINE_KEPT_CHARS tested per chunk.
+    if (this.#untested) lines.push(this.#line);
+    this.#untested = false;
+    return this.#pattern.matchesAny(lines);
+  }
+
+  #read(text: string): void {
     for (let at = 0; at < text.length; at++) {
       const code = text.charCodeAt(at);
       switch (this.#state) {
@@ -264,9 +298,8 @@ class LineMatcher {
             while (end < text.length && (isPrintable(text.charCodeAt(end)) || text.charCodeAt(end) === TAB)) end++;
             this.#append(text, at, end);
             at = end - 1;
-          } else if (code === LF || code === CR) {
-            if (this.#endLine(code)) return true;
-          } else if (code === ESC) this.#state = 'escape';
+          } else if (code === LF || code === CR) this.#endLine(code);
+          else if (code === ESC) this.#state = 'escape';
           else if (code === 0x9b) this.#state = 'csi';
           else if (code === 0x90 || code === 0x98 || code === 0x9d || code === 0x9e || code === 0x9f)
             this.#state = 'string';
@@ -302,10 +335,6 @@ class LineMatcher {
           break;
       }
     }
-    if (!this.#untested) return false;
-    // The unfinished line (a prompt printed without a line feed): at most LINE_KEPT_CHARS tested per chunk.
-    this.#untested = false;
-    return this.#pattern.test(this.#line);
   }
 
   /** A sequence cut short by a character that cannot continue it: the character is read again as text. */
@@ -322,16 +351,56 @@ class LineMatcher {
     this.#untested = true;
   }
 
-  #endLine(code: number): boolean {
+  #endLine(code: number): void {
     if (this.#afterCr && this.#line === '') {
       // The LF of CR LF (or a repeated CR) ends nothing more; a later LF ends an empty line again.
       if (code === LF) this.#afterCr = false;
-      return false;
+      return;
     }
-    const line = this.#line;
+    this.#completed.push(this.#line);
     this.#line = '';
     this.#untested = false;
     this.#afterCr = code === CR;
-    return this.#pattern.test(line);
+  }
+}
+
+/** The most one chunk's lines may take to test: longer, and the pattern is dropped. */
+export const PATTERN_TIME_MS = 100;
+
+const compilePattern = new Script('re = new RegExp(source)');
+const testLines = new Script('lines.some((line) => re.test(line))');
+
+/**
+ * The model's pattern, run with a time limit. It comes from the model and runs on Drover's main
+ * thread against every line a task prints; a pattern that backtracks without end on one line
+ * (`(.|\s)*x`, which the schema's check lets through) would freeze the app. Each chunk's lines
+ * are tested in one go, in a context the VM stops after PATTERN_TIME_MS; a pattern that takes
+ * that long is dropped (it never matches) and reported.
+ */
+class TimedPattern {
+  readonly #context: Context;
+  readonly #onDropped: (message: string) => void;
+  #dropped = false;
+
+  constructor(source: string, onDropped: (message: string) => void) {
+    this.#context = createContext({ source, re: null, lines: [] });
+    compilePattern.runInContext(this.#context);
+    this.#onDropped = onDropped;
+  }
+
+  matchesAny(lines: string[]): boolean {
+    if (this.#dropped || lines.length === 0) return false;
+    this.#context.lines = lines;
+    try {
+      return testLines.runInContext(this.#context, { timeout: PATTERN_TIME_MS }) === true;
+    } catch (error) {
+      this.#dropped = true;
+      this.#onDropped(
+        `its ready pattern took more than ${PATTERN_TIME_MS} ms on one piece of output, so it is no longer tested (${(error as Error).message})`,
+      );
+      return false;
+    } finally {
+      this.#context.lines = [];
+    }
   }
 }

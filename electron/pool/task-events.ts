@@ -21,7 +21,32 @@ export interface TaskEvents {
  * stored offset and moves it on; with one it reads once from there and leaves the stored offset
  * alone. Whole characters and escape sequences only.
  */
-export async function readTaskEvents(
+export function readTaskEvents(
+  pool: TaskPool,
+  sessionId: string,
+  taskId: string,
+  options: { fromOffset?: number | undefined; maxBytes?: number | undefined },
+): Promise<TaskEvents> {
+  if (options.fromOffset !== undefined) return readOnce(pool, sessionId, taskId, options);
+  // Reads that move the stored offset take turns (a model may call the tool twice in one step):
+  // each starts where the last one ended, so nothing is read twice and the offset never goes back.
+  const key = `${sessionId}/${taskId}`;
+  const read = (storedReads.get(key) ?? Promise.resolve()).then(() => readOnce(pool, sessionId, taskId, options));
+  const settled = read.then(
+    () => undefined,
+    () => undefined,
+  );
+  storedReads.set(key, settled);
+  void settled.then(() => {
+    if (storedReads.get(key) === settled) storedReads.delete(key);
+  });
+  return read;
+}
+
+/** The stored-offset read in flight per task, so the next one waits for it. */
+const storedReads = new Map<string, Promise<void>>();
+
+async function readOnce(
   pool: TaskPool,
   sessionId: string,
   taskId: string,

@@ -9,6 +9,8 @@ export interface TaskSignalsOptions {
   ports: PortSource | null;
   /** A running task's declared readiness now holds. */
   onReady: (record: TaskRecord) => void;
+  /** Where problems that reach no caller go (a ready pattern too slow to run). */
+  log?: (message: string) => void;
 }
 
 /**
@@ -19,12 +21,14 @@ export interface TaskSignalsOptions {
 export class TaskSignals {
   readonly #ports: PortSource | null;
   readonly #onReady: (record: TaskRecord) => void;
+  readonly #log: (message: string) => void;
   readonly #ready = new Map<string, ReadinessWatch>();
   readonly #running = new Set<string>();
 
   constructor(options: TaskSignalsOptions) {
     this.#ports = options.ports;
     this.#onReady = options.onReady;
+    this.#log = options.log ?? ((message) => console.error(`drover: ${message}`));
   }
 
   started(record: TaskRecord): void {
@@ -34,6 +38,8 @@ export class TaskSignals {
     const watch = new ReadinessWatch({
       check: record.readyCheck,
       portsOf: () => (this.#ports ? this.#ports.portsOf(record.id) : null),
+      heldByOther: (port) => this.listening().some((entry) => entry.port === port && entry.taskId !== record.id),
+      onProblem: (message) => this.#log(`${record.id}: ${message}`),
       onReady: () => {
         this.#ready.delete(record.id);
         this.#onReady(record);

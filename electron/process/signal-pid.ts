@@ -103,11 +103,11 @@ function send(pid: number, signal: NodeJS.Signals | 0): 'ok' | 'missing' | 'deni
 }
 
 /**
- * Ends one process alone: checks it may be signalled and exists, sends SIGTERM and SIGCONT (a
- * stopped process never acts on SIGTERM), SIGKILL after `graceMs`, and confirms the death.
- * Throws PidSignalError: refused, missing, denied (alive but not ours to signal), or survived.
+ * Checks that one process may be signalled by Drover and exists, before anything is sent (or the
+ * person is asked): refused, missing or denied throw PidSignalError. Answers its start time, which
+ * pins it: a later signalPid with it ends only that process, never one that reuses its pid.
  */
-export async function signalPid(pid: number, graceMs: number): Promise<PidEnded> {
+export function checkSignalable(pid: number): { start: string | null } {
   if (process.platform === 'win32')
     throw new PidSignalError('unsupported', 'stopping a process by pid is unsupported on Windows');
   const refused = refusal(pid);
@@ -117,6 +117,22 @@ export async function signalPid(pid: number, graceMs: number): Promise<PidEnded>
     throw new PidSignalError('denied', `pid ${pid} is running but not permitted to be signalled by Drover`);
   const start = facts(pid)?.start ?? null;
   if (probe === 'missing' || gone(pid, start)) throw new PidSignalError('missing', `no process has pid ${pid}`);
+  return { start };
+}
+
+/**
+ * Ends one process alone: checks it may be signalled and exists, sends SIGTERM and SIGCONT (a
+ * stopped process never acts on SIGTERM), SIGKILL after `graceMs`, and confirms the death.
+ * `pinned` (from checkSignalable): the process must still be that one. Throws PidSignalError:
+ * refused, missing, denied (alive but not ours to signal), or survived.
+ */
+export async function signalPid(pid: number, graceMs: number, pinned?: { start: string | null }): Promise<PidEnded> {
+  const { start } = checkSignalable(pid);
+  if (pinned && pinned.start !== null && start !== pinned.start)
+    throw new PidSignalError(
+      'missing',
+      `pid ${pid} has ended; the pid now names another process, which was left alone`,
+    );
   send(pid, 'SIGTERM');
   send(pid, 'SIGCONT');
   if (await waitGone(pid, start, graceMs)) return { pid, signal: 'SIGTERM' };

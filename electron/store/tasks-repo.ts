@@ -46,7 +46,8 @@ const TaskRowSchema = z.object({
   containment_note: z.string().nullable(),
   cgroup: z.string().nullable(),
   members: z.string().nullable(),
-  notify_mode: MonitorNotifySchema.nullable(),
+  // Read leniently: a damaged mode must not hide the whole task (its log, its leftovers); it reads as none.
+  notify_mode: z.string().nullable(),
   check_after_seconds: int.nullable(),
   pinged_at: int.nullable(),
   event_offset: int.nonnegative(),
@@ -116,7 +117,7 @@ function toRecord(row: unknown): TaskRecord {
     containmentNote: r.containment_note,
     cgroup: r.cgroup,
     members: parseMembers(r.members),
-    notifyMode: r.notify_mode,
+    notifyMode: MonitorNotifySchema.safeParse(r.notify_mode).data ?? null,
     checkAfterSeconds: r.check_after_seconds,
     pingedAt: r.pinged_at,
     eventOffset: r.event_offset,

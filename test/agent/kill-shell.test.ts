@@ -138,6 +138,10 @@ describe.runIf(process.platform === 'linux')('kill_shell with real processes', (
     await kill({ pid: h.pool.row(h.sessionId, task.id).pid! });
     expect(asked).toHaveLength(1);
     expect(h.pool.row(h.sessionId, task.id).status).toBe('stopped');
+    // Refused or gone: said at once, the person never asked.
+    await expect(kill({ pid: process.pid })).rejects.toThrow('is Drover itself');
+    await expect(kill({ pid: 2_147_000_000 })).rejects.toThrow('no process has pid 2147000000');
+    expect(asked).toHaveLength(1);
   });
 
   it("refuses Drover's own pid, its parent and its own group, with the reason", async () => {

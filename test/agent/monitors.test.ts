@@ -252,4 +252,56 @@ describe('monitor_events: delta reads', () => {
     expect(next.row(h.sessionId, 'mon_1').eventOffset).toBe(13);
     await next.drain();
   });
+
+  it('a read after a restart saves the row again without waking anyone a second time', async () => {
+    const { h, call, woken } = harness();
+    await call('monitor_command', { command: 'echo done', notify: 'exit' });
+    await h.pool.waitFor('mon_1', 15_000);
+    await until(() => woken.length === 1, 'the exit wake');
+    await h.pool.drain();
+    // The next run: its own wake scheduler, fed every row change as the services feed it.
+    const rewoken: string[] = [];
+    const wakes = new WakeScheduler({
+      wake: (_sessionId, text) => rewoken.push(text),
+      shuttingDown: () => false,
+      maxWakesPerSession: () => 50,
+      log: () => {},
+    });
+    disposers.push(() => wakes.dispose());
+    const next = h.open('run-2');
+    const tools = backgroundTools(next);
+    const resolved = resolveCall(tools, 'monitor_events', { task_id: 'mon_1' })!;
+    const seen: TaskRow[] = [];
+    const rows = h.rows.length;
+    await resolved.tool.execute(parseArgs(resolved.tool, resolved.args) as never, {
+      sessionId: h.sessionId,
+      cwd: tmpdir(),
+      signal: new AbortController().signal,
+      permit: async () => ({ allowed: true, reason: '' }),
+    });
+    for (const row of h.rows.slice(rows)) {
+      seen.push(row);
+      wakes.onTaskChanged(row);
+    }
+    expect(seen.map((row) => row.id)).toContain('mon_1');
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    expect(rewoken).toEqual([]);
+    await next.drain();
+  });
+});
+
+describe('monitor_events called twice at once (one step of the model may do that)', () => {
+  it('reads each byte once, in order, and the stored offset only moves forward', async () => {
+    const { h, call } = harness();
+    await call('monitor_command', { command: "head -c 300000 /dev/zero | tr '\\0' 'y'", notify: 'none' });
+    await h.pool.waitFor('mon_1', 15_000);
+    const [big, small] = await Promise.all([
+      call('monitor_events', { task_id: 'mon_1', max_bytes: 1_048_576 }),
+      call('monitor_events', { task_id: 'mon_1', max_bytes: 1 }),
+    ]);
+    expect(big.display).toEqual({ kind: 'events', bytes: 300_000, more: false });
+    expect(small.display).toEqual({ kind: 'events', bytes: 0, more: false });
+    expect(small.text).toContain('from_offset: 300000');
+    expect(h.pool.row(h.sessionId, 'mon_1').eventOffset).toBe(300_000);
+  });
 });

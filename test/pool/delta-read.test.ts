@@ -14,13 +14,17 @@ function logWith(bytes: Buffer | string): string {
 async function readAll(path: string, maxBytes: number, finished: boolean): Promise<Buffer[]> {
   const pieces: Buffer[] = [];
   let offset = 0;
-  for (let guard = 0; guard < 10_000; guard++) {
+  let size = -1;
+  for (let guard = 0; guard < 100_000 && offset !== size; guard++) {
     const read = await readDelta(path, offset, maxBytes, finished);
-    if (read.next === offset) break;
+    size = read.size;
+    // Every read moves on: a read that returns nothing while more waits would stall a reader forever.
+    expect(read.next, `a stall at ${offset} of ${read.size}`).toBeGreaterThan(offset);
     expect(read.from).toBe(offset);
     pieces.push(read.bytes);
     offset = read.next;
   }
+  expect(offset).toBe(size);
   return pieces;
 }
 
@@ -89,6 +93,30 @@ describe('delta reads of a log (monitor_events)', () => {
     expect(await readDelta(logWith('abc'), 10, 100, false)).toMatchObject({ from: 3, next: 3, size: 3 });
   });
 
+  it('gets past a sequence longer than a read (a clipboard write) and an unterminated one, finished or not', async () => {
+    const clipboard = `before\n\x1b]52;c;${'QUJD'.repeat(5_000)}\x07after\n`;
+    const stray = `title \x1b]0;never closed${'x'.repeat(30_000)}`;
+    for (const text of [clipboard, stray]) {
+      const path = logWith(text);
+      for (const finished of [true, false]) {
+        const pieces = await readAll(path, 8_192, finished);
+        expect(Buffer.concat(pieces).toString()).toBe(text);
+      }
+    }
+    // A stray ESC ] ends at the line end, so the lines after it read as text.
+    const path = logWith('a\x1b]0;oops\nnext line\n');
+    const read = await readDelta(path, 0, 5, false);
+    expect(read.bytes.toString()).toBe('a');
+    expect((await readDelta(path, read.next, 100, false)).bytes.toString()).toBe('\x1b]0;oops\nnext line\n');
+  });
+
+  it('keeps bytes that are not UTF-8 (Latin-1 text): a stray continuation byte is a character of its own', async () => {
+    const latin1 = Buffer.from('\xa9 caf\xe9 \xa9\xa9\xa9 na\xefve', 'latin1');
+    const path = logWith(latin1);
+    for (let size = 1; size <= 12; size++)
+      expect(Buffer.concat(await readAll(path, size, true)).equals(latin1)).toBe(true);
+  });
+
   it('knows where each kind of sequence ends', () => {
     const at = (s: string) => sequenceEnd(Buffer.from(s), 0);
     expect(at('\x1b[1;31mX')).toBe(7);
@@ -99,6 +127,7 @@ describe('delta reads of a log (monitor_events)', () => {
     expect(at('\x1b(BX')).toBe(3);
     expect(at('\x1b7X')).toBe(2);
     expect(at('\x1b')).toBeNull();
+    expect(at('\x1b]0;t\nX')).toBe(5);
     expect(safeStart(Buffer.from('abc'), 0)).toBe(0);
     expect(safeEnd(Buffer.from('ab\x1b'), 0, 3)).toBe(2);
   });

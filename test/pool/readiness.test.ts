@@ -1,11 +1,13 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
 import { once } from 'node:events';
+import { Script, type Context, type RunningScriptOptions } from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ReadyCheck } from '../../shared/schemas/task.js';
 import {
   describeReadyCheck,
   LINE_KEPT_CHARS,
+  PATTERN_TIME_MS,
   ReadinessWatch,
   type ReadinessTimers,
 } from '../../electron/pool/readiness.js';
@@ -33,10 +35,14 @@ class FakeTimers implements ReadinessTimers {
   }
 }
 
-function watchFor(check: ReadyCheck, portsOf: () => number[] | null = () => null) {
+function watchFor(
+  check: ReadyCheck,
+  portsOf: () => number[] | null = () => null,
+  onProblem: (message: string) => void = () => {},
+) {
   const timers = new FakeTimers();
   let readyCalls = 0;
-  const watch = new ReadinessWatch({ check, portsOf, timers, onReady: () => readyCalls++ });
+  const watch = new ReadinessWatch({ check, portsOf, timers, onReady: () => readyCalls++, onProblem });
   watches.push(watch);
   return { watch, timers, readyCalls: () => readyCalls };
 }
@@ -168,11 +174,20 @@ describe('readiness by output pattern', () => {
     // The bound: of a line that never ends, only its first 4 KiB (LINE_KEPT_CHARS) of text is
     // kept, and at most that much is tested per chunk; once the kept part is full and tested it is
     // not tested again. So a match that starts beyond the kept part is never found, and the work
-    // per chunk does not grow with the line. The strings handed to the pattern are read off
-    // RegExp.prototype.test to prove it (no other way to see the work from outside).
+    // per chunk does not grow with the line. The lines handed to the pattern (one VM run per chunk,
+    // so a pattern that backtracks without end can be stopped) are read off each run to prove it.
     const pattern = 'READY';
     const { watch } = watchFor({ pattern });
-    const test = vi.spyOn(RegExp.prototype, 'test');
+    const original = Script.prototype.runInContext;
+    const runs: string[][] = [];
+    const run = vi.spyOn(Script.prototype, 'runInContext').mockImplementation(function (
+      this: Script,
+      context: Context,
+      options?: RunningScriptOptions,
+    ) {
+      if (Array.isArray(context.lines)) runs.push([...(context.lines as string[])]);
+      return original.call(this, context, options);
+    });
     try {
       const piece = 64 * 1024;
       const line = 'x'.repeat(1024 * 1024) + pattern;
@@ -182,12 +197,11 @@ describe('readiness by output pattern', () => {
         chunks++;
       }
       expect(watch.ready).toBe(false);
-      const tested = test.mock.calls.filter((_, index) => (test.mock.contexts[index] as RegExp).source === pattern);
-      expect(tested.length).toBeGreaterThan(0);
-      expect(tested.length).toBeLessThanOrEqual(chunks);
-      for (const [text] of tested) expect(text.length).toBeLessThanOrEqual(LINE_KEPT_CHARS);
+      expect(runs.length).toBeGreaterThan(0);
+      expect(runs.length).toBeLessThanOrEqual(chunks);
+      for (const lines of runs) for (const text of lines) expect(text.length).toBeLessThanOrEqual(LINE_KEPT_CHARS);
     } finally {
-      test.mockRestore();
+      run.mockRestore();
     }
     // Still correct after it: the next line is read whole.
     watch.output(Buffer.from('\nREADY\n'));
@@ -198,6 +212,20 @@ describe('readiness by output pattern', () => {
     const { watch } = watchFor({ pattern: '^Local: http' });
     watch.output(Buffer.from('Local: http' + 'x'.repeat(1024 * 1024)));
     expect(watch.ready).toBe(true);
+  });
+});
+
+describe('a pattern that backtracks without end', () => {
+  it('is stopped after PATTERN_TIME_MS, dropped (never matches, reported once), and the app goes on', () => {
+    const problems: string[] = [];
+    const { watch } = watchFor({ pattern: '(.|\\s)*Server ready' }, undefined, (message) => problems.push(message));
+    // Forty spaces: hours of backtracking for an unbounded engine, so without the limit this never returns.
+    watch.output(Buffer.from(`x${' '.repeat(40)}y\n`));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(`ready pattern took more than ${PATTERN_TIME_MS} ms`);
+    watch.output(Buffer.from('Server ready\n'));
+    expect(watch.ready).toBe(false);
+    expect(problems).toHaveLength(1);
   });
 });
 
@@ -260,6 +288,35 @@ describe('readiness by port', () => {
 });
 
 describe('readiness by http', () => {
+  it('does not ask the URL while another task of Drover listens on its port', async () => {
+    const seen: string[] = [];
+    const port = await listen(
+      httpServer((request, response) => {
+        seen.push(`${request.method} ${request.url}`);
+        response.end('ok');
+      }),
+    );
+    // A first copy of the same dev server holds the port: this task is not ready because it answers.
+    let other = true;
+    const timers = new FakeTimers();
+    const watch = new ReadinessWatch({
+      check: { http: `http://127.0.0.1:${port}/` },
+      portsOf: () => [],
+      heldByOther: (asked) => asked === port && other,
+      timers,
+      onReady: () => {},
+    });
+    watch.start();
+    await watch.whenIdle();
+    expect(watch.ready).toBe(false);
+    expect(seen).toEqual([]);
+    other = false;
+    timers.fire();
+    await watch.whenIdle();
+    expect(watch.ready).toBe(true);
+    expect(seen).toEqual(['GET /']);
+  });
+
   it('holds once a GET answers 200', async () => {
     const seen: string[] = [];
     const port = await listen(

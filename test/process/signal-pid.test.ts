@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { refusal, signalPid } from '../../electron/process/signal-pid.js';
+import { checkSignalable, refusal, signalPid } from '../../electron/process/signal-pid.js';
 import { pidAlive } from '../pool/pool-harness.js';
 import { exited, killChildren, startNode } from './child-lines.js';
 
@@ -74,5 +74,20 @@ describe.runIf(process.platform === 'linux')('a pid Drover may not signal', () =
       `denied: pid ${pid} is running but not permitted to be signalled by Drover`,
     );
     expect(pidAlive(pid)).toBe(true);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('a pinned pid', () => {
+  it('is ended only while it names the process that was checked', async () => {
+    const first = await startNode("console.log('up'); setInterval(() => {}, 1e6);", { detached: true });
+    const pinned = checkSignalable(first.child.pid!);
+    expect(pinned.start).toMatch(/^\d+$/);
+    // Another process's start time: as if the pid had been reused since the check.
+    await expect(signalPid(first.child.pid!, 500, { start: '1' })).rejects.toMatchObject({
+      kind: 'missing',
+      message: expect.stringContaining('the pid now names another process, which was left alone'),
+    });
+    expect(pidAlive(first.child.pid!)).toBe(true);
+    expect(await signalPid(first.child.pid!, 2_000, pinned)).toEqual({ pid: first.child.pid, signal: 'SIGTERM' });
   });
 });

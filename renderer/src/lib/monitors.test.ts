@@ -31,6 +31,10 @@ describe('a monitor’s schedule', () => {
   it('words the other ways it wakes the agent, a queued one, and one that ended first', () => {
     expect(monitorScheduleText(monitor({ notifyMode: 'exit', pingDueAt: null }), T0)).toBe('wakes the agent at exit');
     expect(monitorScheduleText(monitor({ notifyMode: 'none', pingDueAt: null }), T0)).toBe('never wakes the agent');
+    // Once it has ended, or when it is an earlier run's (orphaned), there is no schedule left to tell.
+    expect(monitorScheduleText(monitor({ notifyMode: 'exit', status: 'stopped', pingDueAt: null }), T0)).toBeNull();
+    expect(monitorScheduleText(monitor({ notifyMode: 'none', status: 'succeeded', pingDueAt: null }), T0)).toBeNull();
+    expect(monitorScheduleText(monitor({ status: 'orphaned', pingDueAt: null }), T0)).toBeNull();
     expect(
       monitorScheduleText(monitor({ status: 'queued', startedAt: null, pingDueAt: null, checkAfterSeconds: 90 }), T0),
     ).toBe('checks 1 min after it starts');

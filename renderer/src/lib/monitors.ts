@@ -11,8 +11,11 @@ export function monitorScheduleText(
   now: number,
 ): string | null {
   if (task.kind !== 'monitor') return null;
-  if (task.notifyMode === 'exit') return 'wakes the agent at exit';
-  if (task.notifyMode === 'none') return 'never wakes the agent';
+  const live = task.status === 'running' || task.status === 'queued';
+  // An earlier run's monitor (orphaned) is watched by nobody now: no schedule to show.
+  if (task.status === 'orphaned') return null;
+  if (task.notifyMode === 'exit') return live ? 'wakes the agent at exit' : null;
+  if (task.notifyMode === 'none') return live ? 'never wakes the agent' : null;
   if (task.pingedAt) return `checked ${messageTime(task.pingedAt, now)}`;
   if (task.status === 'queued')
     return task.checkAfterSeconds ? `checks ${durationLabel(task.checkAfterSeconds)} after it starts` : null;
