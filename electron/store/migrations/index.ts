@@ -7,6 +7,7 @@ import { m0005Instance } from './0005-instance.js';
 import { m0006Heartbeat } from './0006-heartbeat.js';
 import { m0007ToolHistory } from './0007-tool-history.js';
 import { m0008Monitors } from './0008-monitors.js';
+import { m0009Checklist } from './0009-checklist.js';
 
 export interface Migration {
   /** Becomes `PRAGMA user_version` once applied; strictly increasing from 1. */
@@ -24,4 +25,5 @@ export const migrations: readonly Migration[] = [
   m0006Heartbeat,
   m0007ToolHistory,
   m0008Monitors,
+  m0009Checklist,
 ];
