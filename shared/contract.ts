@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract, event, request } from './ipc/define.js';
 import { ShellResultSchema, taskRequests } from './task-requests.js';
+import { workEvents, workRequests } from './work-requests.js';
 import { IdSchema, SessionSchema, TitleSchema } from './schemas/session.js';
 import { PublicSettingsSchema, SettingsUpdateSchema } from './schemas/settings.js';
 import { ConnectionTestRequestSchema, ConnectionTestResultSchema } from './schemas/connection-test.js';
@@ -127,8 +128,10 @@ export const contract = defineContract({
       summary: "The operator's shell line (!cmd in the foreground, &cmd in the background), shown in the transcript",
     }),
     ...taskRequests,
+    ...workRequests,
   },
   events: {
+    ...workEvents,
     sessionUpserted: event({
       payload: z.object({ session: SessionSchema }),
       summary: 'A session was created or changed',

@@ -1,8 +1,10 @@
 import { FOREGROUND_ONLY_DESCRIPTION } from './run-command.js';
 import type { AgentTool } from './tools.js';
 
-/** The only tool left when background work is off: run_command, foreground only. */
+/** The only process tool left when background work is off: run_command, foreground only. */
 const FOREGROUND_TOOL = 'run_command';
+/** Planning tools touch no process: they stay whatever the background setting. */
+const PLANNING_TOOLS = new Set(['task_create', 'task_update', 'task_list', 'task_get', 'todo_write']);
 
 /** run_command's arguments that only mean something in the background. */
 const BACKGROUND_ARGS = { background: true, notify_on_finish: true, ready: true, notify_on_ready: true } as const;
@@ -10,17 +12,21 @@ const BACKGROUND_ARGS = { background: true, notify_on_finish: true, ready: true,
 /**
  * The tools the model is offered in this turn. With `background.enabled: false` in the settings
  * the spec (background-tasks.md, "Settings") removes the background option from run_command and
- * does not register the background tools at all: the model is offered run_command without
+ * does not register the background tools at all: the model is offered run_command (and the planning tools, which touch no process) without
  * `background`, `notify_on_finish`, `ready` and `notify_on_ready`, and a call naming a background tool (or an alias) is unknown.
  */
 export function offeredTools(tools: readonly AgentTool[], backgroundEnabled: boolean): readonly AgentTool[] {
   if (backgroundEnabled) return tools;
   return tools
-    .filter((tool) => tool.name === FOREGROUND_TOOL)
-    .map((tool) => ({
-      ...tool,
-      description: FOREGROUND_ONLY_DESCRIPTION,
-      input: tool.input.omit(BACKGROUND_ARGS),
-      execute: tool.execute.bind(tool),
-    }));
+    .filter((tool) => tool.name === FOREGROUND_TOOL || PLANNING_TOOLS.has(tool.name))
+    .map((tool) =>
+      tool.name === FOREGROUND_TOOL
+        ? {
+            ...tool,
+            description: FOREGROUND_ONLY_DESCRIPTION,
+            input: tool.input.omit(BACKGROUND_ARGS),
+            execute: tool.execute.bind(tool),
+          }
+        : tool,
+    );
 }

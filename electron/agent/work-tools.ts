@@ -51,10 +51,14 @@ function shown(text: string): ToolOutcome {
 
 /**
  * The work ledger's tools (task_create, task_update, task_list, task_get, as the spec names them).
- * They change the ledger only, never the workspace. `listId` names the session's list: its id, or
+ * They change the ledger only, never the workspace (the ledger is opened on first use). `listId` names the session's list: its id, or
  * DROVER_WORK_LIST_ID where several processes share one board.
  */
-export function workTools(ledger: WorkLedger, listId: (sessionId: string) => string): AgentTool[] {
+export function workTools(
+  ledgerOf: () => WorkLedger,
+  listId: (sessionId: string) => string,
+  changed: (listId: string) => void = () => {},
+): AgentTool[] {
   const create: AgentTool = {
     name: 'task_create',
     aliases: ['TaskCreate'],
@@ -64,8 +68,10 @@ export function workTools(ledger: WorkLedger, listId: (sessionId: string) => str
       `checklist use todo_write. ${WORKFLOW}`,
     input: TaskCreateInput,
     async execute(args: z.output<typeof TaskCreateInput>, context) {
-      const result = ledger.create(listId(context.sessionId), args);
-      return { ...shown(changeText('Created', result)) };
+      const list = listId(context.sessionId);
+      const result = ledgerOf().create(list, args);
+      changed(list);
+      return shown(changeText('Created', result));
     },
   };
   const update: AgentTool = {
@@ -76,7 +82,9 @@ export function workTools(ledger: WorkLedger, listId: (sessionId: string) => str
       `edges, metadata (merged; a key set to null is deleted). Completing an item names the items it unblocked. ${WORKFLOW}`,
     input: TaskUpdateInput,
     async execute(args: z.output<typeof TaskUpdateInput>, context) {
-      const result = ledger.update(listId(context.sessionId), args);
+      const list = listId(context.sessionId);
+      const result = ledgerOf().update(list, args);
+      changed(list);
       return shown(changeText(args.status === 'deleted' ? 'Deleted' : 'Updated', result));
     },
   };
@@ -87,7 +95,7 @@ export function workTools(ledger: WorkLedger, listId: (sessionId: string) => str
       'The work ledger: each item with id, status, subject, owner and unresolved blockers (completed ones left out), and a tally.',
     input: TaskListInput,
     async execute(args: z.output<typeof TaskListInput>, context) {
-      const board = ledger.list(listId(context.sessionId), { include_completed: args.include_completed });
+      const board = ledgerOf().list(listId(context.sessionId), { include_completed: args.include_completed });
       const lines = board.items.map((item) =>
         [
           `${item.id} [${item.status}] ${item.subject}`,
@@ -113,7 +121,7 @@ export function workTools(ledger: WorkLedger, listId: (sessionId: string) => str
     description: "A work item's full detail, both dependency directions included. Read it before you start the item.",
     input: TaskGetInput,
     async execute(args: z.output<typeof TaskGetInput>, context) {
-      const item = ledger.get(listId(context.sessionId), args.task_id);
+      const item = ledgerOf().get(listId(context.sessionId), args.task_id);
       return { display: { kind: 'text', text: `Read work item ${item.id}: ${item.subject}.` }, text: detailText(item) };
     },
   };

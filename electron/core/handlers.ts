@@ -19,6 +19,9 @@ import type { SettingsService } from './settings.js';
 import type { PermissionService } from '../permissions/permission-service.js';
 import type { AgentTool } from '../agent/tools.js';
 import { watchHandlers } from './handlers-watch.js';
+import { workHandlers } from './handlers-work.js';
+import type { WorkLedger } from '../work/work-ledger.js';
+import type { Checklists } from '../checklist/checklist.js';
 
 export interface HandlerDeps {
   info: Omit<AppInfo, 'storage'>;
@@ -38,6 +41,8 @@ export interface HandlerDeps {
   /** kill_shell, shared with the model. */
   kill: AgentTool;
   portsSupported: boolean;
+  ledger: () => WorkLedger;
+  checklists: Checklists;
   /** Shows a file in the OS file manager (the desktop app's shell.showItemInFolder); absent in the headless host. */
   revealFile?: (path: string) => void;
   /** Asks where to save a copy of a file and writes it there; null when cancelled (desktop app only). */
@@ -68,6 +73,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession,
       portsSupported: d.portsSupported,
     }),
+    ...workHandlers({ ledger: d.ledger, checklists: d.checklists, bus: d.bus, requireSession }),
     appInfo: () => ({ ...d.info, storage: d.storage() }),
     listSessions: () => sessions.list(),
     createSession: ({ title }) => sessions.create(title),

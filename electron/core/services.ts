@@ -35,6 +35,11 @@ import { createLanguageModel } from '../agent/providers.js';
 import { DEFAULT_MAX_WAKES_PER_SESSION, WakeScheduler } from '../agent/wakes.js';
 import { PermissionService } from '../permissions/permission-service.js';
 import { MonitorPings } from '../agent/monitor-pings.js';
+import { WORK_LIST_VARIABLE, workTools } from '../agent/work-tools.js';
+import { todoTool } from '../agent/todo-tool.js';
+import { LedgerAccess } from '../work/ledger-access.js';
+import { Checklists } from '../checklist/checklist.js';
+import { ChecklistRepo } from '../store/checklist-repo.js';
 import { PortIndex } from '../pool/port-index.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { loadShellParser } from '../permissions/shell-parser.js';
@@ -146,7 +151,13 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   const ports =
     marks && process.platform === 'linux'
       ? new PortIndex({
-          processes: () => marks.all(),
+          // From each task's cgroup (a file each); the scan of every process's mark only for tasks without one.
+          processes: () => {
+            const found = pool.portProcesses();
+            const unknown = [...found].filter(([, pids]) => pids === null).map(([id]) => id);
+            const marked = unknown.length > 0 ? marks.all() : null;
+            return new Map([...found].map(([id, pids]) => [id, pids ?? marked?.get(id) ?? []]));
+          },
           onChange: (ids) => pool.portsChanged(ids),
         })
       : null;
@@ -198,12 +209,32 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   // Tool rows keep what they showed of their tasks, so Clear never empties the transcript.
   const snapshots = new TaskSnapshots({ sessions, source: pool, log: warn });
   const stopSnapshots = bus.subscribe(snapshots.listener);
+  // Planning: the work ledger (its own database, shared by every process that names the list) and the checklist.
+  const ledger = new LedgerAccess(
+    options.dataDir,
+    options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {},
+  );
+  const checklists = new Checklists(new ChecklistRepo(db));
+  const stopChecklistEvents = checklists.onChange(({ sessionId, checklist, by }) =>
+    bus.emit('todosChanged', { sessionId, checklist, by }),
+  );
+  const env = options.env ?? process.env;
+  const workListId = (sessionId: string) => env[WORK_LIST_VARIABLE]?.trim() || sessionId;
   const killTool = createKillTool({ pool, instanceId, ...(unixOs ? { os: unixOs } : {}) });
   const agent = new AgentService({
     permit: (request, signal, onAsk) => permissions.check(request, signal, onAsk),
     sessions,
     bus,
-    tools: [...backgroundTools(pool, handovers), killTool],
+    tools: [
+      ...backgroundTools(pool, handovers),
+      killTool,
+      ...workTools(
+        () => ledger.get(),
+        workListId,
+        (listId) => bus.emit('workItemsChanged', { listId, revision: ledger.get().revision(listId) }),
+      ),
+      todoTool(checklists),
+    ],
     backgroundEnabled: () => pool.policy.enabled,
     cwd: () => options.workingDir,
     model: () => {
@@ -252,6 +283,8 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     settings,
     permissions,
     kill: killTool,
+    ledger: () => ledger.get(),
+    checklists,
     portsSupported: ports !== null,
     ...(options.revealFile ? { revealFile: options.revealFile } : {}),
     ...(options.saveFileCopy ? { saveFileCopy: options.saveFileCopy } : {}),
@@ -293,6 +326,8 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
         await pool.drain(warn);
         containers.dispose();
         ports?.dispose();
+        stopChecklistEvents();
+        ledger.close();
         disk.dispose();
         db.close();
         lock.release();

@@ -175,6 +175,56 @@ export const routes: readonly Route[] = [
   },
   { method: 'GET', pattern: re('/ports'), request: 'listPorts', input: () => ({}) },
   {
+    method: 'GET',
+    pattern: re(`/work-lists/${ID}/items`),
+    request: 'listWorkItems',
+    input: ([listId], _body, query) => {
+      const raw = query.get('include_completed');
+      return {
+        listId,
+        ...(raw === null ? {} : { includeCompleted: raw === 'true' ? true : raw === 'false' ? false : raw }),
+      };
+    },
+    query: { include_completed: 'includeCompleted' },
+  },
+  {
+    method: 'POST',
+    pattern: re(`/work-lists/${ID}/items`),
+    request: 'createWorkItem',
+    input: ([listId], body) => ({ ...body, listId }),
+    status: 201,
+  },
+  {
+    method: 'GET',
+    pattern: re(`/work-lists/${ID}/items/${ID}`),
+    request: 'getWorkItem',
+    input: ([listId, itemId]) => ({ listId, itemId: itemNumber(itemId!) }),
+  },
+  {
+    method: 'PATCH',
+    pattern: re(`/work-lists/${ID}/items/${ID}`),
+    request: 'updateWorkItem',
+    input: ([listId, itemId], body) => ({ ...body, listId, itemId: itemNumber(itemId!) }),
+  },
+  {
+    method: 'DELETE',
+    pattern: re(`/work-lists/${ID}/items/${ID}`),
+    request: 'deleteWorkItem',
+    input: ([listId, itemId]) => ({ listId, itemId: itemNumber(itemId!) }),
+  },
+  {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/todos`),
+    request: 'getTodos',
+    input: ([sessionId]) => ({ sessionId }),
+  },
+  {
+    method: 'PUT',
+    pattern: re(`/sessions/${ID}/todos`),
+    request: 'putTodos',
+    input: ([sessionId], body) => ({ ...body, sessionId }),
+  },
+  {
     method: 'POST',
     pattern: re(`/sessions/${ID}/background-tasks/${ID}/stop`),
     request: 'stopTask',
@@ -208,6 +258,11 @@ function optionalNumber(query: URLSearchParams, name: string, key = name): Recor
   const raw = query.get(name);
   if (raw === null) return {};
   return { [key]: /^-?\d+$/.test(raw) ? Number(raw) : raw };
+}
+
+/** A work item id from the path: a number, or the text as sent so validation names it. */
+function itemNumber(text: string): number | string {
+  return /^\d{1,15}$/.test(text) ? Number(text) : text;
 }
 
 function re(path: string): RegExp {

@@ -1,24 +1,21 @@
 import { DroverError } from '../../shared/ipc/errors.js';
-import { isSettled, type TaskOutput, type TaskRow } from '../../shared/schemas/task.js';
+import type { TaskOutput, TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
 import { DEFAULT_POLICY, resolveTimeoutSeconds, type PoolPolicy } from './policy.js';
 import { LeftoverTracker } from './leftover-tracker.js';
-import { StartError, StuckError, type RunnerExit } from './runner.js';
 import { Scheduler } from './scheduler.js';
-import { cwdVanished } from './command-runner.js';
-import { formatMark, markFor } from '../process/identity.js';
-import { TaskLog, readLogTail } from './task-log.js';
 import { recordForRequest, type TaskRecord } from './task-record.js';
-import { appendOutput, newLive, within, type Live } from './live-task.js';
+import { newLive, within, type Live } from './live-task.js';
 import { TaskIndex } from './task-index.js';
-import { noteOutside, recordAdopted, recordEnd, recordStart, stuckText } from './record-changes.js';
+import { recordAdopted } from './record-changes.js';
 import { EarlierRuns } from './earlier-runs.js';
 import { DataFolderWatch } from './data-folder.js';
 import { RecordKeeper } from './record-keeper.js';
-import { logRoomHooks, noteLogAtEnd, resumeLogs } from './log-room.js';
-import { toTaskRow } from './task-row.js';
-import { readableOutput } from './readable-output.js';
+import { resumeLogs } from './log-room.js';
 import { TaskSignals } from './task-signals.js';
+import { TaskEndings } from './task-endings.js';
+import { TaskLauncher } from './task-launcher.js';
+import { TaskViews } from './task-views.js';
 import {
   type EndReason,
   type PoolListener,
@@ -37,23 +34,20 @@ export type { PoolListener, PoolOptions, ReapReport, StartRequest } from './pool
 export class TaskPool {
   readonly policy: PoolPolicy;
   readonly #repo: TasksRepo;
-  readonly #runners: PoolOptions['runners'];
   readonly #dataDir: string;
   readonly #runId: string;
-  readonly #instanceId: string;
   readonly #listener: PoolListener;
-  readonly #log: (message: string) => void;
   readonly #now: () => number;
-  /** The boot this run belongs to; recorded with every process so a later run can rule out a reboot. */
-  readonly #bootId: string | null;
   readonly #earlier: EarlierRuns;
   readonly #index: TaskIndex;
   readonly #live = new Map<string, Live>();
   readonly #scheduler: Scheduler;
-  readonly #disk: PoolOptions['disk'];
   readonly #keeper: RecordKeeper;
   readonly #dataFolder: DataFolderWatch;
   readonly #signals: TaskSignals;
+  readonly #endings: TaskEndings;
+  readonly #launcher: TaskLauncher;
+  readonly #views: TaskViews;
   #draining = false;
   /** After drain: nothing is written any more (the store may be closed); what would not end stays recorded as running. */
   #closed = false;
@@ -63,12 +57,10 @@ export class TaskPool {
     this.#repo = options.repo;
     this.#index = new TaskIndex(options.repo);
     this.#scheduler = new Scheduler(this.#live, this.policy);
-    this.#runners = options.runners;
     this.#dataDir = options.dataDir;
     this.#runId = options.runId;
-    this.#instanceId = options.instanceId;
     this.#listener = options.listener;
-    this.#log = options.log ?? ((message) => console.error(`drover: ${message}`));
+    const log = options.log ?? ((message) => console.error(`drover: ${message}`));
     this.#now = options.now ?? Date.now;
     const leftovers = new LeftoverTracker(options.inspector, this.#now);
     this.#earlier = new EarlierRuns({
@@ -78,15 +70,13 @@ export class TaskPool {
       save: (record) => this.#save(record),
       now: this.#now,
     });
-    this.#bootId = options.inspector.identify(process.pid).bootId;
-    this.#disk = options.disk;
     this.#dataFolder = new DataFolderWatch(options.dataDir);
     this.#keeper = new RecordKeeper({
       repo: options.repo,
       runId: options.runId,
       leftovers,
       disk: options.disk,
-      log: this.#log,
+      log,
       now: this.#now,
       running: () =>
         [...this.#live.values()]
@@ -106,6 +96,45 @@ export class TaskPool {
         record.readyAt = this.#now();
         this.#save(record);
       },
+    });
+    this.#endings = new TaskEndings({
+      index: this.#index,
+      lives: this.#live,
+      scheduler: this.#scheduler,
+      earlier: this.#earlier,
+      policy: this.policy,
+      signals: this.#signals,
+      dataDir: options.dataDir,
+      listener: options.listener,
+      save: (record) => this.#save(record),
+      closed: () => this.#closed,
+      ended: async () => {
+        if (!this.#draining) await this.#pump();
+      },
+      now: this.#now,
+    });
+    this.#launcher = new TaskLauncher({
+      runners: options.runners,
+      instanceId: options.instanceId,
+      dataDir: options.dataDir,
+      disk: options.disk,
+      bootId: options.inspector.identify(process.pid).bootId,
+      signals: this.#signals,
+      listener: options.listener,
+      endings: this.#endings,
+      save: (record) => this.#save(record),
+      emit: (record) => this.#emit(record),
+      now: this.#now,
+      log,
+    });
+    this.#views = new TaskViews({
+      index: this.#index,
+      lives: this.#live,
+      earlier: this.#earlier,
+      signals: this.#signals,
+      runId: options.runId,
+      policy: this.policy,
+      now: this.#now,
     });
     this.#index.prime(this.#keeper.settleLostOrphans());
   }
@@ -139,7 +168,7 @@ export class TaskPool {
   async startForeground(request: StartRequest): Promise<TaskRecord> {
     if (this.#draining) throw new DroverError('unavailable', 'Drover is shutting down and takes no new tasks');
     const live = this.#create(request, true);
-    await this.#launch(live);
+    await this.#launcher.launch(live);
     return live.record;
   }
 
@@ -163,58 +192,19 @@ export class TaskPool {
     const full = this.#scheduler.capacityProblem(live.record.sessionId);
     if (full) return full;
     recordAdopted(live.record, this.policy.maxTimeoutSeconds);
-    this.#armTimeout(live);
+    this.#endings.armTimeout(live);
     this.#save(live.record);
     return null;
   }
 
   /** Ends a task early: `reason` is recorded (stopped by the operator, cancelled turn, refused adoption). */
-  async stop(
+  stop(
     sessionId: string,
     id: string,
     reason: EndReason = 'stopped',
     detail?: string,
   ): Promise<{ record: TaskRecord; wasSettled: boolean }> {
-    const record = this.#index.require(sessionId, id);
-    const live = this.#live.get(id);
-    if (!live) {
-      // A leftover of an earlier run is reached by id too; anything else settled stays as it is.
-      return { record, wasSettled: !(await this.#earlier.stopLeftover(record)) };
-    }
-    live.endReason ??= reason;
-    live.endDetail ??= detail ?? null;
-    if (this.#scheduler.withdraw(live)) {
-      await this.#settle(live, { exitCode: null, signal: null });
-    } else {
-      // A start in flight is let finish: what it started is then stopped, not left running unseen.
-      await live.launched;
-      if (live.handle && !live.settling) {
-        try {
-          live.outside.push(...(await live.handle.stop(this.policy.stopGraceMs)).outside);
-        } catch (error) {
-          throw this.#notEnded(live, error);
-        }
-      }
-    }
-    const settled = await live.settled;
-    this.#noteOutside(live);
-    return { record: settled, wasSettled: false };
-  }
-
-  /** A stop that failed (processes outlived SIGKILL, mostly): the row says so and the caller gets the error; the task stays watched. */
-  #notEnded(live: Live, error: unknown): Error {
-    const message = error instanceof Error ? error.message : String(error);
-    live.record.error = error instanceof StuckError ? stuckText(error) : `It could not be stopped: ${message}`;
-    this.#save(live.record);
-    return new DroverError('conflict', `Task ${live.record.id} did not end: ${message}`);
-  }
-
-  /** After a stop: processes that had left the task's container but carried its mark were ended too, and are named. */
-  #noteOutside(live: Live): void {
-    if (live.outside.length === 0 || this.#closed) return;
-    noteOutside(live.record, [...new Set(live.outside)]);
-    live.outside = [];
-    this.#save(live.record);
+    return this.#endings.stop(sessionId, id, reason, detail);
   }
 
   /** Ends every leftover of a session that is provably still running from an earlier run. */
@@ -224,12 +214,11 @@ export class TaskPool {
 
   /** Every task of a session, oldest first, as clients see them. */
   list(sessionId: string): TaskRow[] {
-    const now = this.#now();
-    return [...this.#index.records(sessionId).values()].map((record) => this.#row(record, now));
+    return this.#views.list(sessionId);
   }
 
   row(sessionId: string, id: string): TaskRow {
-    return this.#row(this.#index.require(sessionId, id), this.#now());
+    return this.#views.row(this.#index.require(sessionId, id));
   }
 
   has(sessionId: string, id: string): boolean {
@@ -237,13 +226,8 @@ export class TaskPool {
   }
 
   /** The output as a person would read it; from memory while running, else from the log's tail. */
-  async output(sessionId: string, id: string, tailLines?: number): Promise<TaskOutput> {
-    const record = this.#index.require(sessionId, id);
-    const live = this.#live.get(id);
-    const source = live
-      ? { bytes: live.window.bytes(), totalBytes: live.window.totalBytes, truncated: live.window.truncated }
-      : await readLogTail(record.logPath, this.policy.persistedReadBytes);
-    return readableOutput(source, tailLines);
+  output(sessionId: string, id: string, tailLines?: number): Promise<TaskOutput> {
+    return this.#views.output(sessionId, id, tailLines);
   }
 
   /** Answers a task that waits for terminal input. */
@@ -281,15 +265,12 @@ export class TaskPool {
 
   /** Every TCP port a running task of this run listens on, with the task's session and command. */
   listeningPorts(): { port: number; pid: number; taskId: string; sessionId: string; command: string }[] {
-    return this.#signals.listening().flatMap((entry) => {
-      const live = this.#live.get(entry.taskId);
-      return live ? [{ ...entry, sessionId: live.record.sessionId, command: live.record.command }] : [];
-    });
+    return this.#views.listeningPorts();
   }
 
-  /** What a running task still waits for to count as ready, in words ('' when nothing). */
-  readyWaitingFor(id: string): string {
-    return this.#signals.waitingFor(id);
+  /** Each running task's processes for the port scan: from its cgroup, or null where it has none (find them by mark). */
+  portProcesses(): Map<string, number[] | null> {
+    return this.#signals.processes();
   }
 
   /** Drops settled tasks (and their logs) of a session, only those in `only` when given; running and queued ones stay. */
@@ -300,7 +281,7 @@ export class TaskPool {
       sessionId,
       (record) =>
         (!chosen || chosen.has(record.id)) &&
-        !['running', 'queued', 'orphaned'].includes(this.#row(record, now).status),
+        !['running', 'queued', 'orphaned'].includes(this.#views.row(record, now).status),
     );
   }
 
@@ -310,7 +291,7 @@ export class TaskPool {
    * would not end.
    */
   async stopSession(sessionId: string): Promise<void> {
-    const [failed] = await this.#stopAll(
+    const [failed] = await this.#endings.stopAll(
       [...this.#live.values()].filter((live) => live.record.sessionId === sessionId),
       'its session was deleted',
     );
@@ -328,22 +309,14 @@ export class TaskPool {
     this.#draining = true;
     this.#keeper.stop();
     this.#signals.dispose();
-    for (const failure of await this.#stopAll([...this.#live.values()], 'Drover was shutting down'))
+    for (const failure of await this.#endings.stopAll([...this.#live.values()], 'Drover was shutting down'))
       log(`at shutdown: ${failure.message}`);
     this.#closed = true;
   }
 
-  /** Stops each task, all at once; returns the failures (tasks that would not end). */
-  async #stopAll(lives: Live[], detail: string): Promise<Error[]> {
-    const results = await Promise.allSettled(
-      lives.map((live) => this.stop(live.record.sessionId, live.record.id, 'shutdown', detail)),
-    );
-    return results.flatMap((result) => (result.status === 'rejected' ? [result.reason as Error] : []));
-  }
-
   #create(request: StartRequest, foreground: boolean): Live {
     const kind = request.kind ?? 'command';
-    if (!this.#runners[kind]) throw new DroverError('unavailable', `No runner for ${kind} tasks`);
+    this.#launcher.requireRunner(kind);
     this.#dataFolder.check();
     const place = {
       runId: this.#runId,
@@ -367,107 +340,10 @@ export class TaskPool {
   /** Starts queued tasks in start order, each as soon as its session (and Drover as a whole) has room. */
   async #pump(): Promise<void> {
     await Promise.all(
-      this.#scheduler.takeStartable().map((live) => this.#launch(live).finally(() => (live.launching = false))),
+      this.#scheduler
+        .takeStartable()
+        .map((live) => this.#launcher.launch(live).finally(() => (live.launching = false))),
     );
-  }
-
-  #launch(live: Live): Promise<void> {
-    live.launched ??= this.#startRunner(live);
-    return live.launched;
-  }
-
-  async #startRunner(live: Live): Promise<void> {
-    const record = live.record;
-    const runner = this.#runners[record.kind]!;
-    const mark = markFor(this.#instanceId, record.id);
-    record.mark = formatMark(mark);
-    try {
-      // Its folder is made here: on a full disk that fails, and the task fails with the reason.
-      live.log = new TaskLog(
-        record.logPath,
-        logRoomHooks(live, this.#disk, this.#dataDir, (changed) => this.#save(changed)),
-      );
-      live.handle = await runner.start(
-        { kind: record.kind, taskId: record.id, command: record.command, cwd: record.cwd, env: {}, mark },
-        {
-          output: (chunk) => this.#onOutput(live, chunk),
-          leaderExited: () => {
-            live.leaderExited = true;
-            this.#emit(record);
-          },
-          members: (members) => {
-            record.members = [...members];
-            this.#save(record);
-          },
-        },
-      );
-    } catch (error) {
-      this.#disk?.noteFailure(error);
-      record.error = error instanceof StartError ? error.message : `could not start: ${(error as Error).message}`;
-      record.startedAt = this.#now();
-      await this.#settle(live, { exitCode: null, signal: null }, 'failed');
-      return;
-    }
-    recordStart(record, live.handle, this.#now(), this.#bootId);
-    this.#signals.started(record);
-    this.#armTimeout(live);
-    this.#save(record);
-    live.handle
-      .wait()
-      .then((exit) => this.#settle(live, exit))
-      .catch((error: unknown) =>
-        this.#log(`task ${record.id} could not be recorded as ended: ${(error as Error).message}`),
-      );
-  }
-
-  #armTimeout(live: Live): void {
-    if (live.timer) clearTimeout(live.timer);
-    const started = live.record.startedAt ?? this.#now();
-    const remaining = Math.max(0, started + live.record.timeoutSeconds * 1000 - this.#now());
-    live.timer = setTimeout(() => {
-      live.endReason ??= 'timed_out';
-      live.handle
-        ?.stop(this.policy.stopGraceMs)
-        .then((report) => {
-          live.outside.push(...report.outside);
-          return live.settled.then(() => this.#noteOutside(live));
-        })
-        .catch((error: unknown) => void this.#notEnded(live, error));
-    }, remaining);
-    live.timer.unref?.();
-  }
-
-  #onOutput(live: Live, chunk: Buffer): void {
-    this.#signals.output(live.record, chunk);
-    appendOutput(live, chunk, this.#now(), () =>
-      this.#listener.taskOutput(live.record.sessionId, live.record.id, live.window.totalBytes),
-    );
-  }
-
-  async #settle(live: Live, exit: RunnerExit, forced?: 'failed'): Promise<void> {
-    if (live.settling || this.#closed) return;
-    live.settling = true;
-    if (live.timer) clearTimeout(live.timer);
-    if (live.outputTimer) clearTimeout(live.outputTimer);
-    // It stays live (waitFor waits on it) until its log is flushed and its record final.
-    await live.log?.close();
-    this.#live.delete(live.record.id);
-    const record = live.record;
-    this.#signals.ended(record);
-    if (live.log) noteLogAtEnd(record, this.#dataDir, live.log);
-    recordEnd(record, {
-      exit,
-      forced,
-      reason: live.endReason,
-      detail: live.endDetail,
-      logError: live.log?.error ?? null,
-      cwdGone: cwdVanished(record.cwd),
-      now: this.#now(),
-    });
-    this.#save(record);
-    this.#listener.taskOutput(record.sessionId, record.id, live.window.totalBytes);
-    live.resolveSettled(record);
-    if (!this.#draining) await this.#pump();
   }
 
   /**
@@ -483,26 +359,6 @@ export class TaskPool {
   }
 
   #emit(record: TaskRecord): void {
-    this.#listener.taskChanged(this.#row(record, this.#now()));
-  }
-
-  #row(record: TaskRecord, now: number): TaskRow {
-    const cached = this.#index.settledRow(record.id);
-    if (cached) return cached;
-    const live = this.#live.get(record.id);
-    const orphan = this.#earlier.describe(record);
-    const row = toTaskRow(record, {
-      now,
-      runId: this.#runId,
-      lastOutputAt: live?.lastOutputAt ?? null,
-      silentAfterMs: this.policy.silentAfterMs,
-      leftover: orphan?.leftover ?? false,
-      orphanNote: orphan?.orphanNote ?? null,
-      leaderExited: live?.leaderExited ?? false,
-      ports: live ? this.#signals.portsOf(record.id) : [],
-    });
-    // An orphaned row's elapsed time keeps growing, so only truly settled rows are kept.
-    if (!live && row.status !== 'orphaned' && isSettled(row.status)) this.#index.keepSettledRow(row);
-    return row;
+    this.#listener.taskChanged(this.#views.row(record, this.#now()));
   }
 }

@@ -1,9 +1,10 @@
 import type { PortIndex } from './port-index.js';
 import { ReadinessWatch } from './readiness.js';
+import { cgroupMembers } from '../process/cgroup.js';
 import type { TaskRecord } from './task-record.js';
 
 /** The part of the port index the pool uses (absent where the OS cannot tell which task listens where). */
-export type PortSource = Pick<PortIndex, 'portsOf' | 'entries' | 'setActive' | 'taskEnded' | 'refresh'>;
+export type PortSource = Pick<PortIndex, 'portsOf' | 'entries' | 'setActive' | 'taskEnded'>;
 
 export interface TaskSignalsOptions {
   ports: PortSource | null;
@@ -23,7 +24,8 @@ export class TaskSignals {
   readonly #onReady: (record: TaskRecord) => void;
   readonly #log: (message: string) => void;
   readonly #ready = new Map<string, ReadinessWatch>();
-  readonly #running = new Set<string>();
+  /** Running tasks' records: their cgroups name their processes for the port scan. */
+  readonly #running = new Map<string, TaskRecord>();
 
   constructor(options: TaskSignalsOptions) {
     this.#ports = options.ports;
@@ -32,7 +34,7 @@ export class TaskSignals {
   }
 
   started(record: TaskRecord): void {
-    this.#running.add(record.id);
+    this.#running.set(record.id, record);
     this.#ports?.setActive(true);
     if (!record.readyCheck || record.readyAt !== null) return;
     const watch = new ReadinessWatch({
@@ -61,9 +63,18 @@ export class TaskSignals {
     if (this.#running.size === 0) this.#ports?.setActive(false);
   }
 
-  /** What a running task still waits for to be ready, in words ('' when nothing). */
-  waitingFor(id: string): string {
-    return this.#ready.get(id)?.waitingFor() ?? '';
+  /** The task is being stopped: it is not made ready now (no "is ready" for a server on its way out). */
+  stopping(id: string): void {
+    this.#ready.get(id)?.stop();
+    this.#ready.delete(id);
+  }
+
+  /**
+   * Each running task's processes, for the port scan: read from its cgroup where it has one (cheap:
+   * a file per task), null where it has none (the caller then finds them by their mark).
+   */
+  processes(): Map<string, number[] | null> {
+    return new Map([...this.#running].map(([id, record]) => [id, record.cgroup ? cgroupMembers(record.cgroup) : null]));
   }
 
   portsOf(id: string): number[] {

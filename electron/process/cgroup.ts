@@ -230,6 +230,15 @@ export class Cgroups {
   }
 }
 
+let mounted: CgroupHierarchy | null | undefined;
+
+/** Every process in a recorded cgroup (its path) and its children; null where the cgroup cannot be read. */
+export function cgroupMembers(path: string): number[] | null {
+  mounted ??= findCgroup2();
+  const dir = mounted && cgroupDir(mounted, path);
+  return dir ? membersBelow(dir) : null;
+}
+
 function membersBelow(dir: string): number[] {
   const out: number[] = [];
   let procs: string;

@@ -11,7 +11,7 @@ function offeredProperties(body: { tools: { function: { name: string; parameters
 }
 
 describe('the tools the model is offered follow the background setting', () => {
-  it('background.enabled: false offers run_command without the background option, and no task tools', async () => {
+  it('background.enabled: false offers run_command without the background option, no task tools, the planning tools', async () => {
     const { model, call, say } = await setup();
     await call('updateSettings', { background: { enabled: false } });
     model.enqueue(
@@ -20,7 +20,15 @@ describe('the tools the model is offered follow the background setting', () => {
       { text: 'done' },
     );
     await say('run it');
-    expect(model.requests[0]!.tools).toEqual(['run_command']);
+    // The planning tools touch no process, so they stay.
+    expect(model.requests[0]!.tools.sort()).toEqual([
+      'run_command',
+      'task_create',
+      'task_get',
+      'task_list',
+      'task_update',
+      'todo_write',
+    ]);
     expect(offeredProperties(model.requests[0]!.body)).not.toContain('background');
     expect(offeredProperties(model.requests[0]!.body)).not.toContain('notify_on_finish');
     expect(model.requests[0]!.transcript).toContain('Background work is turned off in the settings');
@@ -40,6 +48,11 @@ describe('the tools the model is offered follow the background setting', () => {
       'reap_leftovers',
       'run_command',
       'stop_task',
+      'task_create',
+      'task_get',
+      'task_list',
+      'task_update',
+      'todo_write',
     ]);
     expect(offeredProperties(model.requests[3]!.body)).toContain('background');
   });

@@ -158,6 +158,11 @@ describe('the agent against a fake model server', () => {
       'reap_leftovers',
       'run_command',
       'stop_task',
+      'task_create',
+      'task_get',
+      'task_list',
+      'task_update',
+      'todo_write',
     ]);
     expect(model.requests[1]!.transcript).toContain('Started background task bg_1');
     expect(model.requests[2]!.transcript).toMatch(/retrieval_status: success[\s\S]*via-alias/);

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { until } from '../helpers.js';
+import { setupAgent } from './agent-harness.js';
+
+describe('planning through the fake model: todo_write and the work ledger', () => {
+  it('the person removes and completes items mid-plan; a stale resend cannot undo it, and the model is told', async () => {
+    const { model, say, call, session, turnsEnded } = await setupAgent();
+    const plan = [
+      { content: 'Read the code', status: 'in_progress', activeForm: 'Reading the code' },
+      { content: 'Fix the bug', status: 'pending', activeForm: 'Fixing the bug' },
+      { content: 'Update the docs', status: 'pending', activeForm: 'Updating the docs' },
+    ];
+    model.enqueue({ toolCalls: [{ name: 'todo_write', args: { todos: plan } }] }, { text: 'Planned.' });
+    await say('Fix the bug');
+    expect(model.requests[1]!.transcript).toContain('Checklist: 0 of 3 completed; in progress: Reading the code.');
+    expect(await call('getTodos', { sessionId: session.id })).toMatchObject({ items: plan });
+
+    // The person drops the docs item and completes the reading in the manager.
+    await call('editTodo', { sessionId: session.id, action: 'remove', content: 'Update the docs' });
+    await call('editTodo', { sessionId: session.id, action: 'complete', content: 'Read the code' });
+
+    // The model resends its stale list: the docs item back, the reading still in progress.
+    model.enqueue({ toolCalls: [{ name: 'todo_write', args: { todos: plan } }] }, { text: 'Carrying on.' });
+    await say('go on');
+    const answer = model.requests[3]!.transcript;
+    expect(answer).toMatch(/Note: .*Update the docs/);
+    expect(answer).toMatch(/Note: .*Read the code/);
+    const now = (await call('getTodos', { sessionId: session.id })) as { items: { content: string; status: string }[] };
+    expect(now.items.map((item) => [item.content, item.status])).toEqual([
+      ['Read the code', 'completed'],
+      ['Fix the bug', 'pending'],
+    ]);
+    expect(turnsEnded()).toBe(2);
+  });
+
+  it('the ledger: items with an edge, completing one names what it unblocked, list and get', async () => {
+    const { model, say } = await setupAgent();
+    model.enqueue(
+      { toolCalls: [{ name: 'task_create', args: { subject: 'Write the schema' } }] },
+      { toolCalls: [{ name: 'task_create', args: { subject: 'Build the API', blocked_by: [1] } }] },
+      { toolCalls: [{ name: 'task_update', args: { task_id: 1, status: 'in_progress', owner: 'me' } }] },
+      { toolCalls: [{ name: 'task_update', args: { taskId: 1, status: 'completed' } }] },
+      { toolCalls: [{ name: 'task_list', args: {} }] },
+      { toolCalls: [{ name: 'task_get', args: { task_id: 2 } }] },
+      { text: 'Done.' },
+    );
+    await say('Plan the API');
+    await until(() => model.requests.length >= 7, 'the turn');
+    const text = (i: number) => model.requests[i]!.transcript;
+    expect(text(2)).toContain('Created work item 2: Build the API (pending).\nBlocked by: 1.');
+    expect(text(4)).toContain('This unblocked: 2 (Build the API). Pick the next one up now.');
+    expect(text(5)).toMatch(
+      /1 \[completed\] Write the schema \| owner me\n2 \[pending\] Build the API\n1 of 2 completed/,
+    );
+    expect(text(6)).toMatch(/Work item 2 in list .*: Build the API\nstatus: pending[\s\S]*blocked_by: 1/);
+  });
+});
