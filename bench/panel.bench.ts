@@ -64,6 +64,7 @@ function seed(dataDir: string, count: number): void {
         readyCheck: null,
         readyAt: null,
         notifyReady: false,
+        workItem: null,
         logPath: join(dataDir, `bg_${seq}.log`),
       });
     }

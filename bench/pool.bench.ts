@@ -202,6 +202,7 @@ async function list(): Promise<void> {
         readyCheck: null,
         readyAt: null,
         notifyReady: false,
+        workItem: null,
         logPath: `/data/sessions/bench/background/bg_${seq}/output.log`,
       });
     }

@@ -44,6 +44,7 @@ function row(patch: Partial<TaskRow>): TaskRow {
     readyAt: null,
     readyCheck: null,
     notifyOnReady: false,
+    workItem: null,
     ...patch,
   };
 }

@@ -6,12 +6,16 @@ import { formatDuration } from '../pool/adoption.js';
 import { readTaskEvents } from '../pool/task-events.js';
 import { fence } from './fence.js';
 import { portHint } from './port-hint.js';
-import { notRun } from './run-command.js';
+import { notRun, workItemFor } from './run-command.js';
 import { describeReadyCheck } from '../pool/readiness.js';
-import type { AgentTool } from './tools.js';
+import type { AgentTool, WorkItemLink } from './tools.js';
 
 /** monitor_command and monitor_events: watch long-running output without polling it. */
-export function monitorTools(pool: TaskPool, requireTask: (sessionId: string, id: string) => void): AgentTool[] {
+export function monitorTools(
+  pool: TaskPool,
+  requireTask: (sessionId: string, id: string) => void,
+  link?: WorkItemLink,
+): AgentTool[] {
   const monitorCommand: AgentTool = {
     name: 'monitor_command',
     aliases: ['MonitorCommand'],
@@ -34,6 +38,7 @@ export function monitorTools(pool: TaskPool, requireTask: (sessionId: string, id
         checkAfterSeconds: args.check_after_seconds,
         ready: args.ready,
         notifyOnReady: args.notify_on_ready,
+        workItem: workItemFor(link, context.sessionId, args.work_item_id),
       });
       context.onTask?.(record.id);
       const row = pool.row(context.sessionId, record.id);

@@ -1,3 +1,4 @@
+import { DroverError } from '../../shared/ipc/errors.js';
 import type { z } from 'zod';
 import { RunCommandInput } from '../../shared/schemas/tools.js';
 import type { TaskPool } from '../pool/pool.js';
@@ -12,7 +13,7 @@ import {
 } from '../pool/adoption.js';
 import { fencedOutput } from './task-output.js';
 import { failureWarning, statusLine } from './task-words.js';
-import type { AgentTool, ToolOutcome } from './tools.js';
+import type { AgentTool, ToolOutcome, WorkItemLink } from './tools.js';
 import type { Outcome } from '../permissions/permission-service.js';
 import { portHint } from './port-hint.js';
 import { describeReadyCheck } from '../pool/readiness.js';
@@ -38,6 +39,17 @@ export function foregroundWaitMs(
   return Math.min(timeoutSeconds, policy.maxTimeoutSeconds) * 1000;
 }
 
+/** The work item a background start names, checked to exist; undefined when none is named. */
+export function workItemFor(
+  link: WorkItemLink | undefined,
+  sessionId: string,
+  itemId: number | undefined,
+): { listId: string; itemId: number } | undefined {
+  if (itemId === undefined) return undefined;
+  if (!link) throw new DroverError('unavailable', 'work items are not available here');
+  return link(sessionId, itemId);
+}
+
 /** The answer to a command the gate did not let run: rejected by the person, or refused by a rule. */
 export function notRun(permission: Extract<Outcome, { allowed: false }>, command: string): ToolOutcome {
   const rejected = permission.rejected === true;
@@ -51,7 +63,7 @@ export function notRun(permission: Extract<Outcome, { allowed: false }>, command
   };
 }
 
-export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers): AgentTool {
+export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers, link?: WorkItemLink): AgentTool {
   const output = (row: Parameters<typeof fencedOutput>[1]) => fencedOutput(pool, row);
   return {
     name: 'run_command',
@@ -74,6 +86,7 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers): 
         notifyOnFinish: args.notify_on_finish === true,
         ready: args.ready,
         notifyOnReady: args.notify_on_ready,
+        workItem: workItemFor(link, context.sessionId, args.work_item_id),
       };
       if (background) {
         const record = await pool.start(request);

@@ -7,7 +7,13 @@ const FOREGROUND_TOOL = 'run_command';
 const PLANNING_TOOLS = new Set(['task_create', 'task_update', 'task_list', 'task_get', 'todo_write']);
 
 /** run_command's arguments that only mean something in the background. */
-const BACKGROUND_ARGS = { background: true, notify_on_finish: true, ready: true, notify_on_ready: true } as const;
+const BACKGROUND_ARGS = {
+  background: true,
+  notify_on_finish: true,
+  ready: true,
+  notify_on_ready: true,
+  work_item_id: true,
+} as const;
 
 /**
  * The tools the model is offered in this turn. With `background.enabled: false` in the settings

@@ -69,6 +69,7 @@ const ARG_ALIASES: Record<string, string> = {
   timeoutSeconds: 'timeout_seconds',
   notifyOnFinish: 'notify_on_finish',
   notifyOnReady: 'notify_on_ready',
+  workItemId: 'work_item_id',
   checkAfterSeconds: 'check_after_seconds',
   fromOffset: 'from_offset',
   maxBytes: 'max_bytes',
@@ -118,9 +119,13 @@ function unknownTask(id: string): DroverError {
 }
 
 /** The model's background tools over the pool. One canonical name each; other agents' names are aliases. */
+/** Finds the work item a task is started for, in the session's list; throws naming it when there is none. */
+export type WorkItemLink = (sessionId: string, itemId: number) => { listId: string; itemId: number };
+
 export function backgroundTools(
   pool: TaskPool,
   handovers: ForegroundHandovers = new ForegroundHandovers(),
+  link?: WorkItemLink,
 ): AgentTool[] {
   const output = (task: TaskRow, tailLines?: number) => fencedOutput(pool, task, tailLines);
   const row = (sessionId: string, id: string): TaskRow => {
@@ -128,7 +133,7 @@ export function backgroundTools(
     return pool.row(sessionId, id);
   };
 
-  const runCommand = runCommandTool(pool, handovers);
+  const runCommand = runCommandTool(pool, handovers, link);
 
   const listTasks: AgentTool = {
     name: LIST_TOOL,
@@ -263,7 +268,7 @@ export function backgroundTools(
     },
   };
 
-  return [runCommand, listTasks, readOutput, stopTask, reap, ...monitorTools(pool, row)];
+  return [runCommand, listTasks, readOutput, stopTask, reap, ...monitorTools(pool, row, link)];
 }
 
 /** A task's readiness for the list: ready (and when), still waiting, or nothing when none was declared. */

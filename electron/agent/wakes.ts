@@ -3,6 +3,7 @@ import { isSettled } from '../../shared/schemas/task.js';
 import { formatDuration } from '../pool/adoption.js';
 import { wakeMessage, type WakeNotices } from './prompt.js';
 import { didNotSucceed, exitWords } from './task-words.js';
+import { blockedReasonFor } from '../work/work-links.js';
 
 /** Tasks ending within this window of each other cost one turn. */
 export const WAKE_SETTLE_MS = 750;
@@ -105,6 +106,8 @@ export function describe(row: TaskRow): string {
   parts.push(`runtime ${formatDuration(row.elapsedSeconds)}`);
   if (row.error) parts.push(`error: ${row.error}`);
   if (row.ready === false) parts.push('it ended before it was ready');
+  const blocked = row.workItem && blockedReasonFor(row);
+  if (blocked) parts.push(`its work item ${row.workItem!.itemId} is now marked blocked`);
   // A conventional exit (grep's 1: "no matches found") is an answer, told without "did NOT succeed".
   if (row.status !== 'succeeded' && !(row.status === 'failed' && !didNotSucceed(row))) parts.push('did NOT succeed');
   return parts.join(', ');

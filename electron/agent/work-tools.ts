@@ -8,6 +8,7 @@ import {
   type WorkItem,
 } from '../../shared/schemas/work.js';
 import type { WorkLedger } from '../work/work-ledger.js';
+import type { TaskRow } from '../../shared/schemas/task.js';
 import type { AgentTool, ToolOutcome } from './tools.js';
 
 /** The environment variable that names a shared list (the spec's list-id variable, under Drover's name). */
@@ -58,6 +59,7 @@ export function workTools(
   ledgerOf: () => WorkLedger,
   listId: (sessionId: string) => string,
   changed: (listId: string) => void = () => {},
+  serving: (sessionId: string, item: WorkItem) => TaskRow[] = () => [],
 ): AgentTool[] {
   const create: AgentTool = {
     name: 'task_create',
@@ -122,7 +124,9 @@ export function workTools(
     input: TaskGetInput,
     async execute(args: z.output<typeof TaskGetInput>, context) {
       const item = ledgerOf().get(listId(context.sessionId), args.task_id);
-      return { display: { kind: 'text', text: `Read work item ${item.id}: ${item.subject}.` }, text: detailText(item) };
+      const tasks = serving(context.sessionId, item).map((row) => `${row.id} (${row.status}): ${row.command}`);
+      const text = `${detailText(item)}\ntasks serving it: ${tasks.length ? `\n${tasks.join('\n')}` : 'none'}`;
+      return { display: { kind: 'text', text: `Read work item ${item.id}: ${item.subject}.` }, text };
     },
   };
   return [create, update, list, get];

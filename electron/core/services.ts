@@ -40,6 +40,7 @@ import { todoTool } from '../agent/todo-tool.js';
 import { LedgerAccess } from '../work/ledger-access.js';
 import { Checklists } from '../checklist/checklist.js';
 import { ChecklistRepo } from '../store/checklist-repo.js';
+import { WorkLinks } from '../work/work-links.js';
 import { PortIndex } from '../pool/port-index.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { loadShellParser } from '../permissions/shell-parser.js';
@@ -220,18 +221,28 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   );
   const env = options.env ?? process.env;
   const workListId = (sessionId: string) => env[WORK_LIST_VARIABLE]?.trim() || sessionId;
+  const workChanged = (listId: string) =>
+    bus.emit('workItemsChanged', { listId, revision: ledger.get().revision(listId) });
+  // A task started for a work item: the item must exist in the session's list.
+  const linkItem = (sessionId: string, itemId: number) => {
+    const listId = workListId(sessionId);
+    ledger.get().get(listId, itemId);
+    return { listId, itemId };
+  };
   const killTool = createKillTool({ pool, instanceId, ...(unixOs ? { os: unixOs } : {}) });
   const agent = new AgentService({
     permit: (request, signal, onAsk) => permissions.check(request, signal, onAsk),
     sessions,
     bus,
     tools: [
-      ...backgroundTools(pool, handovers),
+      ...backgroundTools(pool, handovers, linkItem),
       killTool,
       ...workTools(
         () => ledger.get(),
         workListId,
-        (listId) => bus.emit('workItemsChanged', { listId, revision: ledger.get().revision(listId) }),
+        workChanged,
+        (sessionId, item) =>
+          pool.list(sessionId).filter((row) => row.workItem?.listId === item.listId && row.workItem.itemId === item.id),
       ),
       todoTool(checklists),
     ],
@@ -257,9 +268,11 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     row: (sessionId, taskId) => (pool.has(sessionId, taskId) ? pool.row(sessionId, taskId) : null),
     ping: (row) => wakes.ping(row),
   });
+  const links = new WorkLinks({ ledger: () => ledger.get(), changed: workChanged, log: warn });
   const stopWakes = bus.subscribe((name, payload) => {
     if (name !== 'taskUpdated') return;
     const { task } = payload as { task: TaskRow };
+    links.onTaskChanged(task);
     wakes.onTaskChanged(task);
     pings.onTaskChanged(task);
   });

@@ -23,6 +23,8 @@ export interface StartRequest {
   ready?: ReadyCheck | undefined;
   /** Wake the agent once when it is ready (or dies before it is). */
   notifyOnReady?: boolean | undefined;
+  /** The work item it is started for (checked to exist by the caller). */
+  workItem?: { listId: string; itemId: number } | undefined;
 }
 
 export interface PoolListener {

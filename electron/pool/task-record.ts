@@ -67,6 +67,8 @@ export interface TaskRecord {
   readyCheck: ReadyCheck | null;
   readyAt: number | null;
   notifyReady: boolean;
+  /** The work item it serves (list and id), or null. */
+  workItem: { listId: string; itemId: number } | null;
 }
 
 export const TASK_ID_PREFIX: Record<TaskKind, string> = { command: 'bg', monitor: 'mon', agent: 'agent' };
@@ -93,6 +95,7 @@ export interface NewTask {
   checkAfterSeconds: number | null;
   readyCheck: ReadyCheck | null;
   notifyReady: boolean;
+  workItem: { listId: string; itemId: number } | null;
 }
 
 export function newTaskRecord(task: NewTask): TaskRecord {
@@ -152,5 +155,6 @@ export function recordForRequest(
     checkAfterSeconds: monitor ? (request.checkAfterSeconds ?? CHECK_AFTER_DEFAULT_SECONDS) : null,
     readyCheck: request.ready ?? null,
     notifyReady: !foreground && request.ready !== undefined && (request.notifyOnReady ?? false),
+    workItem: request.workItem ?? null,
   });
 }

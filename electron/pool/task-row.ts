@@ -74,6 +74,7 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     readyAt: record.readyAt === null ? null : iso(record.readyAt),
     readyCheck: record.readyCheck,
     notifyOnReady: record.notifyReady,
+    workItem: record.workItem,
   };
 }
 

@@ -54,6 +54,8 @@ const TaskRowSchema = z.object({
   ready_check: z.string().nullable(),
   ready_at: int.nullable(),
   notify_ready: int,
+  work_list_id: z.string().nullable(),
+  work_item_id: int.nullable(),
 });
 
 const MembersSchema = z.array(z.object({ pid: int.positive(), created: z.string().regex(/^\d+$/) }));
@@ -124,6 +126,8 @@ function toRecord(row: unknown): TaskRecord {
     readyCheck: parseReadyCheck(r.ready_check),
     readyAt: r.ready_at,
     notifyReady: r.notify_ready === 1,
+    workItem:
+      r.work_list_id !== null && r.work_item_id !== null ? { listId: r.work_list_id, itemId: r.work_item_id } : null,
   };
 }
 
@@ -168,6 +172,8 @@ function toParams(record: TaskRecord): Record<string, unknown> {
     ready_check: record.readyCheck ? JSON.stringify(record.readyCheck) : null,
     ready_at: record.readyAt,
     notify_ready: record.notifyReady ? 1 : 0,
+    work_list_id: record.workItem?.listId ?? null,
+    work_item_id: record.workItem?.itemId ?? null,
   };
 }
 

@@ -182,6 +182,8 @@ export const TaskRowSchema = z.object({
   readyCheck: ReadyCheckSchema.nullable(),
   /** Wakes the agent once when it becomes ready (or dies before it is). */
   notifyOnReady: z.boolean(),
+  /** The work item this task was started for (work_item_id): a failure marks the item blocked. */
+  workItem: z.object({ listId: z.string(), itemId: z.number().int().positive() }).nullable(),
 });
 export type TaskRow = z.infer<typeof TaskRowSchema>;
 

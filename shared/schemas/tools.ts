@@ -19,6 +19,11 @@ const ReadyInput = ReadyCheckSchema.describe(
     'http: this URL on this machine answers below 500; pattern: a line of its output matches this regular expression',
 );
 const NotifyOnReady = z.boolean().describe('With ready: wake you once when it is ready, or if it dies before it is');
+const WorkItemId = z
+  .number()
+  .int()
+  .positive()
+  .describe('Background only: the work item (task_create id) this serves; if it fails, the item is marked blocked');
 
 export const RunCommandInput = z
   .object({
@@ -50,6 +55,7 @@ export const RunCommandInput = z
       .describe('Background only: start a new turn when the task ends, so you can stop waiting now'),
     ready: ReadyInput.optional(),
     notify_on_ready: NotifyOnReady.optional(),
+    work_item_id: WorkItemId.optional(),
   })
   .strict();
 
@@ -72,6 +78,7 @@ export const MonitorCommandInput = z
       .describe('Hard limit; omit to let it run as long as any task may'),
     ready: ReadyInput.optional(),
     notify_on_ready: NotifyOnReady.optional(),
+    work_item_id: WorkItemId.optional(),
   })
   .strict();
 

@@ -55,3 +55,35 @@ describe('planning through the fake model: todo_write and the work ledger', () =
     expect(text(6)).toMatch(/Work item 2 in list .*: Build the API\nstatus: pending[\s\S]*blocked_by: 1/);
   });
 });
+
+describe('background work linked to a work item', () => {
+  it('a linked task that fails marks its item blocked, says so in the wake, and the item names the tasks serving it', async () => {
+    const { model, say, turnsEnded, call, session } = await setupAgent();
+    model.enqueue(
+      { toolCalls: [{ name: 'task_create', args: { subject: 'Make the build pass' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'run_command',
+            args: { command: 'echo broken; exit 2', background: true, notify_on_finish: true, work_item_id: 1 },
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'run_command', args: { command: 'true', background: true, workItemId: 99 } }] },
+      { text: 'Waiting.' },
+      // The wake turn:
+      { toolCalls: [{ name: 'task_get', args: { task_id: 1 } }] },
+      { text: 'The build is blocked.' },
+    );
+    await say('Make the build pass');
+    expect(model.requests[3]!.transcript).toMatch(/Work item 99 .*|No work item 99/);
+    await until(() => turnsEnded() >= 2, 'the wake', 15_000);
+    const wake = model.requests[4]!.transcript;
+    expect(wake).toMatch(/bg_1 \(echo broken; exit 2\): failed, exit code 2, .*its work item 1 is now marked blocked/);
+    const item = (await call('getWorkItem', { listId: session.id, itemId: 1 })) as { blockedReason: string };
+    expect(item.blockedReason).toBe('bg_1 (echo broken; exit 2) failed, exit code 2');
+    expect(model.requests[5]!.transcript).toMatch(
+      /blocked_reason: bg_1 \(echo broken; exit 2\) failed, exit code 2[\s\S]*tasks serving it: \nbg_1 \(failed\): echo broken; exit 2/,
+    );
+  });
+});

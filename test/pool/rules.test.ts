@@ -147,6 +147,7 @@ describe('task rows', () => {
     readyCheck: null,
     readyAt: null,
     notifyReady: false,
+    workItem: null,
     ...patch,
   });
   const context = { now: 100_000, runId: 'run-a', lastOutputAt: 90_000, silentAfterMs: 60_000 };

@@ -8,6 +8,7 @@ import { m0006Heartbeat } from './0006-heartbeat.js';
 import { m0007ToolHistory } from './0007-tool-history.js';
 import { m0008Monitors } from './0008-monitors.js';
 import { m0009Checklist } from './0009-checklist.js';
+import { m0010WorkLinks } from './0010-work-links.js';
 
 export interface Migration {
   /** Becomes `PRAGMA user_version` once applied; strictly increasing from 1. */
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   m0007ToolHistory,
   m0008Monitors,
   m0009Checklist,
+  m0010WorkLinks,
 ];

@@ -40,6 +40,7 @@ export function taskRow(id: string, patch: Partial<TaskRow> = {}): TaskRow {
     readyAt: null,
     readyCheck: null,
     notifyOnReady: false,
+    workItem: null,
     lastOutputAt: null,
     logPath: `/tmp/${id}.log`,
     logNote: null,

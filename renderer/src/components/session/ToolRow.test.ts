@@ -165,6 +165,7 @@ function taskRow(patch: Partial<TaskRow> = {}): TaskRow {
     readyAt: null,
     readyCheck: null,
     notifyOnReady: false,
+    workItem: null,
     logPath: '/data/bg_1.log',
     logNote: null,
     ...patch,
