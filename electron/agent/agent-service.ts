@@ -44,6 +44,8 @@ export interface AgentDeps {
     onAsk?: () => void,
   ) => Promise<Outcome>;
   log?: (message: string) => void;
+  /** What Drover must tell the model at the start of a turn (the person's edits to its checklist), taken once. */
+  turnNotes?: (sessionId: string) => string[];
   /** The wait before each retry of a model call; the backoff policy in providers.ts unless a test shortens it. */
   retryDelayMs?: RetryOptions['delayMs'];
 }
@@ -168,7 +170,12 @@ export class AgentService {
           onRetry: (notice) => bus.emit('turnRetrying', { sessionId, ...notice }),
           ...(this.#deps.retryDelayMs ? { delayMs: this.#deps.retryDelayMs } : {}),
         }),
-        system: systemPrompt({ cwd: this.#deps.cwd(), now: new Date(), background }),
+        system: systemPrompt({
+          cwd: this.#deps.cwd(),
+          now: new Date(),
+          background,
+          notes: this.#deps.turnNotes?.(sessionId) ?? [],
+        }),
         messages: toModelMessages(sessions.messages(sessionId).filter((m) => m.status !== 'streaming')),
         tools: this.#sdkTools(sessionId, turn, writer, tools),
         stopWhen: stepCountIs(MAX_STEPS_PER_TURN),

@@ -26,6 +26,7 @@ export function monitorTools(
     input: MonitorCommandInput,
     async execute(args: z.output<typeof MonitorCommandInput>, context) {
       const cwd = args.cwd ?? context.cwd;
+      const workItem = workItemFor(link, context.sessionId, args.work_item_id);
       const permission = await context.permit(args.command, cwd, true);
       if (!permission.allowed) return notRun(permission, args.command);
       const record = await pool.start({
@@ -38,7 +39,7 @@ export function monitorTools(
         checkAfterSeconds: args.check_after_seconds,
         ready: args.ready,
         notifyOnReady: args.notify_on_ready,
-        workItem: workItemFor(link, context.sessionId, args.work_item_id),
+        workItem,
       });
       context.onTask?.(record.id);
       const row = pool.row(context.sessionId, record.id);

@@ -1,11 +1,15 @@
 /** The standing instructions of every turn. */
-export function systemPrompt(context: { cwd: string; now: Date; background?: boolean }): string {
+export function systemPrompt(context: { cwd: string; now: Date; background?: boolean; notes?: string[] }): string {
+  const notes = context.notes ?? [];
   return [
     "You are a coding agent working inside Drover, on the person's machine. You run shell commands with run_command.",
     `The working folder is ${context.cwd}. It is ${context.now.toISOString()}.`,
     '',
     ...(context.background === false ? foregroundOnly() : backgroundWork()),
     '',
+    ...(notes.length > 0
+      ? ['Since your last turn (from Drover, about your checklist):', ...notes.map((note) => `- ${note}`), '']
+      : []),
     'Planning:',
     '- For multi-step work in this conversation keep the checklist with todo_write (the complete list every call). The person can edit it; their removals and completions stand, so never re-add or reopen those.',
     '- For durable, dependency-ordered or shared work (other agents, other processes, work that outlives the session) use the work ledger: task_create, task_update, task_list, task_get.',

@@ -75,6 +75,13 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers, l
       // Without the background option (turned off in the settings) the argument is absent: foreground.
       const background = args.background === true;
       // Backgrounding is never a way around approval: both paths pass the gate first.
+      if (args.work_item_id !== undefined && !background)
+        throw new DroverError(
+          'invalid_input',
+          'Invalid arguments for run_command: work_item_id: is for background work only (with background: true)',
+        );
+      // The item is checked before the person is asked: a call that cannot run is not put to them.
+      const workItem = workItemFor(link, context.sessionId, args.work_item_id);
       const permission = await context.permit(args.command, cwd, background);
       if (!permission.allowed) return notRun(permission, args.command);
       const request = {
@@ -86,7 +93,7 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers, l
         notifyOnFinish: args.notify_on_finish === true,
         ready: args.ready,
         notifyOnReady: args.notify_on_ready,
-        workItem: workItemFor(link, context.sessionId, args.work_item_id),
+        workItem,
       };
       if (background) {
         const record = await pool.start(request);

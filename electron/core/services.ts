@@ -41,6 +41,7 @@ import { LedgerAccess } from '../work/ledger-access.js';
 import { Checklists } from '../checklist/checklist.js';
 import { ChecklistRepo } from '../store/checklist-repo.js';
 import { WorkLinks } from '../work/work-links.js';
+import { ListIdSchema } from '../../shared/schemas/work.js';
 import { PortIndex } from '../pool/port-index.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { loadShellParser } from '../permissions/shell-parser.js';
@@ -220,7 +221,14 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     bus.emit('todosChanged', { sessionId, checklist, by }),
   );
   const env = options.env ?? process.env;
-  const workListId = (sessionId: string) => env[WORK_LIST_VARIABLE]?.trim() || sessionId;
+  // A shared list named in the environment; a name the ledger cannot take is said once and not used.
+  const sharedList = env[WORK_LIST_VARIABLE]?.trim() || null;
+  const sharedListProblem = sharedList && ListIdSchema.safeParse(sharedList).error?.issues[0]?.message;
+  if (sharedListProblem)
+    warn(
+      `${WORK_LIST_VARIABLE}="${sharedList}" is not used (it ${sharedListProblem}); each session keeps its own list`,
+    );
+  const workListId = (sessionId: string) => (sharedList && !sharedListProblem ? sharedList : sessionId);
   const workChanged = (listId: string) =>
     bus.emit('workItemsChanged', { listId, revision: ledger.get().revision(listId) });
   // A task started for a work item: the item must exist in the session's list.
@@ -247,6 +255,8 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
       todoTool(checklists),
     ],
     backgroundEnabled: () => pool.policy.enabled,
+    // The person's edits that closed a plan: the model hears of them at its next turn.
+    turnNotes: (sessionId) => checklists.takeNotesForModel(sessionId),
     cwd: () => options.workingDir,
     model: () => {
       const provider = settings.provider();

@@ -36,6 +36,9 @@ export function camel(key: string): string {
 }
 
 type Container = Record<string, unknown> | unknown[];
+
+/** Fields holding free key/value data: their keys are never renamed. */
+const OPAQUE_FIELDS = new Set(['metadata']);
 const isContainer = (value: unknown): value is Container => value !== null && typeof value === 'object';
 
 /**
@@ -68,7 +71,8 @@ function mapKeys(root: unknown, rename: (key: string) => string, maxDepth: numbe
         spelledAs.set(name, key);
       }
       let copy = inner;
-      if (isContainer(inner)) {
+      // A field whose keys are the caller's own data (a work item's metadata) passes as it is, both ways.
+      if (isContainer(inner) && !(OPAQUE_FIELDS.has(name) && !Array.isArray(from))) {
         copy = Array.isArray(inner) ? [] : {};
         stack.push({ from: inner, to: copy as Container, depth: depth + 1, name, parent: frame });
       }

@@ -13,6 +13,7 @@ export class LedgerAccess {
   readonly #dataDir: string;
   readonly #options: WorkLedgerOptions & OpenWorkDatabaseOptions;
   #ledger: WorkLedger | null = null;
+  #closed = false;
 
   constructor(dataDir: string, options: WorkLedgerOptions & OpenWorkDatabaseOptions = {}) {
     this.#dataDir = dataDir;
@@ -22,6 +23,7 @@ export class LedgerAccess {
   /** The open ledger; throws an error saying why it could not be opened. */
   get(): WorkLedger {
     if (this.#ledger) return this.#ledger;
+    if (this.#closed) throw new DroverError('unavailable', 'Drover is shutting down: the work ledger is closed');
     try {
       this.#ledger = WorkLedger.open(this.#dataDir, this.#options);
     } catch (error) {
@@ -35,6 +37,7 @@ export class LedgerAccess {
   }
 
   close(): void {
+    this.#closed = true;
     this.#ledger?.close();
     this.#ledger = null;
   }

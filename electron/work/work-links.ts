@@ -41,11 +41,15 @@ export class WorkLinks {
     if (!row.workItem || !isSettled(row.status) || row.status === 'orphaned' || this.#told.has(row.id)) return;
     if (row.endedAt !== null && Date.parse(row.endedAt) < this.#since) return;
     this.#told.add(row.id);
-    const reason = blockedReasonFor(row);
-    if (!reason) return;
+    const { listId, itemId } = row.workItem;
     try {
-      if (this.#ledger().setBlockedReason(row.workItem.listId, row.workItem.itemId, reason))
-        this.#changed(row.workItem.listId);
+      const ledger = this.#ledger();
+      // A finished item is not blocked by what ends after it (a dev server stopped once the work is done).
+      if (ledger.get(listId, itemId).status === 'completed') return;
+      // A linked task that succeeds lifts an earlier block (the build passes on the rerun).
+      const reason = blockedReasonFor(row);
+      if (reason === null && row.status !== 'succeeded') return;
+      if (ledger.setBlockedReason(listId, itemId, reason)) this.#changed(listId);
     } catch (error) {
       this.#log(`work item ${row.workItem.itemId} could not be marked blocked: ${(error as Error).message}`);
     }

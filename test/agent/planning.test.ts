@@ -56,6 +56,27 @@ describe('planning through the fake model: todo_write and the work ledger', () =
   });
 });
 
+describe('a plan the person closes', () => {
+  it('is told to the model at its next turn, once, naming what the person did', async () => {
+    const { model, say, call, session } = await setupAgent();
+    const plan = [
+      { content: 'Read the code', status: 'completed', activeForm: 'Reading the code' },
+      { content: 'Fix the bug', status: 'in_progress', activeForm: 'Fixing the bug' },
+    ];
+    model.enqueue({ toolCalls: [{ name: 'todo_write', args: { todos: plan } }] }, { text: 'Planned.' });
+    await say('Fix the bug');
+    // The person marks the whole plan done (the manager's "a").
+    await call('editTodo', { sessionId: session.id, action: 'completeAll' });
+    model.enqueue({ text: 'Noted.' }, { text: 'Again.' });
+    await say('what now?');
+    expect(model.requests[2]!.transcript).toMatch(
+      /Since your last turn \(from Drover, about your checklist\):\n- .*Fix the bug/,
+    );
+    await say('and now?');
+    expect(model.requests[3]!.transcript).not.toContain('Since your last turn');
+  });
+});
+
 describe('background work linked to a work item', () => {
   it('a linked task that fails marks its item blocked, says so in the wake, and the item names the tasks serving it', async () => {
     const { model, say, turnsEnded, call, session } = await setupAgent();

@@ -134,7 +134,6 @@ describe('pushback (the write still applies)', () => {
       'Verify the fix',
       'Check the output',
       'Lint',
-      'Build the app',
       'Typecheck',
       'Type-check the renderer',
       'Run tsc',
@@ -148,9 +147,18 @@ describe('pushback (the write still applies)', () => {
       'npm test',
     ];
     for (const content of yes) expect(VERIFICATION_PATTERN.test(content), content).toBe(true);
-    const no = ['Checkout the branch', 'Update the docs', 'Rename the contest module', 'Refactor the runtime'];
+    const no = [
+      'Checkout the branch',
+      'Update the docs',
+      'Rename the contest module',
+      'Refactor the runtime',
+      // Generic verbs check nothing.
+      'Build the app',
+      'Run the migration',
+      'Make the form',
+    ];
     for (const content of no) expect(VERIFICATION_PATTERN.test(content), content).toBe(false);
-    expect(isVerificationItem(item('Tidy up', 'completed', 'Running the suite'))).toBe(true);
+    expect(isVerificationItem(item('Tidy up', 'completed', 'Running the test suite'))).toBe(true);
   });
 
   it('names at most NOTE_NAMES_MAX items and counts the rest', () => {

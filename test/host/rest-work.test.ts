@@ -76,3 +76,16 @@ describe('REST: the session checklist', () => {
     expect(bad.body.error.message).toMatch(/^Invalid input: items\.0\.status/);
   });
 });
+
+describe('REST: a work item’s metadata keys are the caller’s own', () => {
+  it('keeps snake_case and camelCase keys as sent, both ways, and deletes the key named', async () => {
+    const { call } = await startRestHost();
+    const base = '/work-lists/meta/items';
+    const made = await call('POST', base, { subject: 'x', metadata: { build_id: 7, buildId: 8, nested: { a_b: 1 } } });
+    expect(made.status).toBe(201);
+    expect(made.body.item.metadata).toEqual({ build_id: 7, buildId: 8, nested: { a_b: 1 } });
+    const patched = await call('PATCH', `${base}/1`, { metadata: { build_id: null } });
+    expect(patched.body.item.metadata).toEqual({ buildId: 8, nested: { a_b: 1 } });
+    expect((await call('GET', `${base}/1`)).body.metadata).toEqual({ buildId: 8, nested: { a_b: 1 } });
+  });
+});
