@@ -1,53 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskRow } from '../shared/schemas/task.js';
+import { taskRow } from './task-row.js';
 import { byKind, TaskNotices } from '../electron/notify/task-notices.js';
 
-function row(patch: Partial<TaskRow>): TaskRow {
-  return {
-    id: 'bg_1',
-    sessionId: 's1',
-    kind: 'command',
-    status: 'running',
-    command: 'npm test',
-    cwd: '/',
-    exitCode: null,
-    signal: null,
-    exitNote: null,
-    error: null,
-    pid: 1,
-    queuedAt: new Date(1000).toISOString(),
-    startedAt: null,
-    endedAt: null,
-    elapsedSeconds: 12,
-    expectedSeconds: null,
-    timeoutSeconds: 60,
-    overdue: false,
-    running: true,
-    silentForSeconds: null,
-    notifyOnFinish: false,
-    adopted: false,
-    foreground: false,
-    leftover: false,
-    lastOutputAt: null,
-    logPath: '/l',
-    logNote: null,
-    containment: 'group',
-    containmentNote: null,
-    leaderExited: false,
-    notifyMode: null,
-    checkAfterSeconds: null,
-    pingDueAt: null,
-    pingedAt: null,
-    eventOffset: 0,
-    ports: [],
-    ready: null,
-    readyAt: null,
-    readyCheck: null,
-    notifyOnReady: false,
-    workItem: null,
-    ...patch,
-  };
-}
+const row = taskRow;
 const away = { enabled: true, windowFocused: false, sessionTitle: () => 'Fix the build' };
 
 describe('task notices', () => {

@@ -4,6 +4,7 @@ import type { TaskRow } from '../../shared/schemas/task.js';
 import { defang, fence } from '../../electron/agent/fence.js';
 import { toModelMessages } from '../../electron/agent/history.js';
 import { WakeScheduler } from '../../electron/agent/wakes.js';
+import { taskRow } from '../task-row.js';
 import { backgroundTools, resolveCall } from '../../electron/agent/tools.js';
 import { until } from '../helpers.js';
 
@@ -84,50 +85,17 @@ describe('history for the model', () => {
 });
 
 function row(patch: Partial<TaskRow>): TaskRow {
-  return {
-    id: 'bg_1',
+  return taskRow({
     sessionId: 's',
-    kind: 'command',
     status: 'succeeded',
     command: 'make',
-    cwd: '/',
     exitCode: 0,
-    signal: null,
-    exitNote: null,
-    error: null,
-    pid: 1,
     queuedAt: new Date(0).toISOString(),
-    startedAt: null,
-    endedAt: null,
     elapsedSeconds: 3,
-    expectedSeconds: null,
-    timeoutSeconds: 60,
-    overdue: false,
     running: false,
-    silentForSeconds: null,
     notifyOnFinish: true,
-    adopted: false,
-    foreground: false,
-    leftover: false,
-    lastOutputAt: null,
-    logPath: '/l',
-    logNote: null,
-    containment: 'group',
-    containmentNote: null,
-    leaderExited: false,
-    notifyMode: null,
-    checkAfterSeconds: null,
-    pingDueAt: null,
-    pingedAt: null,
-    eventOffset: 0,
-    ports: [],
-    ready: null,
-    readyAt: null,
-    readyCheck: null,
-    notifyOnReady: false,
-    workItem: null,
     ...patch,
-  };
+  });
 }
 
 describe('wake-ups', () => {
