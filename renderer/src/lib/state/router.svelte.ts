@@ -1,11 +1,14 @@
 /** Where the app is; lives in the location hash so a reload restores it. */
 export type Route =
-  { name: 'home' } | { name: 'settings' } | { name: 'session'; sessionId: string; panel?: 'tasks'; taskId?: string };
+  { name: 'home' } | { name: 'settings' } | { name: 'session'; sessionId: string; panel?: PanelView; taskId?: string };
+
+/** The views of the right-hand panel: background tasks, and the session's work items (issue #15). */
+export type PanelView = 'tasks' | 'work';
 
 export const HOME: Route = { name: 'home' };
 export const SETTINGS: Route = { name: 'settings' };
 
-/** `#/settings`, `#/s/<id>`, `#/s/<id>/tasks`, `#/s/<id>/tasks/<taskId>`; anything else is home. */
+/** `#/settings`, `#/s/<id>`, `#/s/<id>/tasks`, `#/s/<id>/tasks/<taskId>`, `#/s/<id>/work`; anything else is home. */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').replace(/^\/+/, '').replace(/\/+$/, '');
   const parts = path === '' ? [] : path.split('/').map(decode);
@@ -14,6 +17,7 @@ export function parseRoute(hash: string): Route {
   const [head, sessionId, panel, taskId, ...rest] = parts as string[];
   if (head !== 's' || sessionId === undefined || rest.length > 0) return HOME;
   if (panel === undefined) return { name: 'session', sessionId };
+  if (panel === 'work') return taskId === undefined ? { name: 'session', sessionId, panel } : HOME;
   if (panel !== 'tasks') return HOME;
   if (taskId === undefined) return { name: 'session', sessionId, panel };
   return { name: 'session', sessionId, panel, taskId };
@@ -26,7 +30,7 @@ export function routeHref(route: Route): string {
   let href = `#/s/${encodeURIComponent(route.sessionId)}`;
   if (route.panel) {
     href += `/${route.panel}`;
-    if (route.taskId !== undefined) href += `/${encodeURIComponent(route.taskId)}`;
+    if (route.panel === 'tasks' && route.taskId !== undefined) href += `/${encodeURIComponent(route.taskId)}`;
   }
   return href;
 }
