@@ -56,7 +56,18 @@ const ChecklistChangeSchema = z.object({
 
 export const workRequests = {
   listWorkItems: request({
-    input: z.object({ listId: ListIdSchema, includeCompleted: z.boolean().optional() }).strict(),
+    input: z
+      .object({
+        listId: ListIdSchema.optional(),
+        /** Instead of listId: the session's list (its own, or the shared one DROVER_WORK_LIST_ID names); the answer names it. */
+        sessionId: IdSchema.optional(),
+        includeCompleted: z.boolean().optional(),
+      })
+      .strict()
+      .refine((input) => (input.listId === undefined) !== (input.sessionId === undefined), {
+        message: 'give exactly one of listId and sessionId',
+        path: ['listId'],
+      }),
     output: WorkListSchema,
     summary: 'The work items of a list (a session id, or a shared list id), with unresolved blockers and a tally',
   }),

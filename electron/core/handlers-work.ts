@@ -2,7 +2,6 @@ import type { DroverContract } from '../../shared/contract.js';
 import type { Handlers } from '../ipc/router.js';
 import type { Checklists } from '../checklist/checklist.js';
 import type { WorkLedger } from '../work/work-ledger.js';
-import type { EventBus } from './event-bus.js';
 
 type WorkHandlers = Pick<
   Handlers<DroverContract>,
@@ -20,8 +19,13 @@ export interface WorkHandlerDeps {
   /** The ledger, opened on first use; throws why it cannot be. */
   ledger: () => WorkLedger;
   checklists: Checklists;
-  bus: EventBus<DroverContract>;
   requireSession: (id: string) => unknown;
+  /** The session's list: its id, or the shared list DROVER_WORK_LIST_ID names. */
+  listOf: (sessionId: string) => string;
+  /** Announces a change this process made to a list. */
+  changed: (listId: string) => void;
+  /** A client reads this list: changes other processes make to it are announced for a while. */
+  watch: (listId: string) => void;
 }
 
 /** Work items and the checklist for the UI and REST: the same rules the model's tools reach. */
@@ -29,12 +33,16 @@ export function workHandlers(d: WorkHandlerDeps): WorkHandlers {
   const { checklists } = d;
   const ledger = { get: () => d.ledger() };
   const changed = <T>(listId: string, result: T): T => {
-    d.bus.emit('workItemsChanged', { listId, revision: ledger.get().revision(listId) });
+    d.changed(listId);
     return result;
   };
   return {
-    listWorkItems: ({ listId, includeCompleted }) =>
-      ledger.get().list(listId, includeCompleted === undefined ? {} : { include_completed: includeCompleted }),
+    listWorkItems: ({ listId, sessionId, includeCompleted }) => {
+      if (sessionId !== undefined) d.requireSession(sessionId);
+      const list = listId ?? d.listOf(sessionId!);
+      d.watch(list);
+      return ledger.get().list(list, includeCompleted === undefined ? {} : { include_completed: includeCompleted });
+    },
     createWorkItem: ({ listId, activeForm, blockedBy, ...rest }) =>
       changed(listId, ledger.get().create(listId, { ...rest, active_form: activeForm, blocked_by: blockedBy })),
     getWorkItem: ({ listId, itemId }) => ledger.get().get(listId, itemId),

@@ -19,8 +19,7 @@ import type { SettingsService } from './settings.js';
 import type { PermissionService } from '../permissions/permission-service.js';
 import type { AgentTool } from '../agent/tools.js';
 import { watchHandlers } from './handlers-watch.js';
-import { workHandlers } from './handlers-work.js';
-import type { WorkLedger } from '../work/work-ledger.js';
+import { workHandlers, type WorkHandlerDeps } from './handlers-work.js';
 import type { Checklists } from '../checklist/checklist.js';
 
 export interface HandlerDeps {
@@ -41,7 +40,7 @@ export interface HandlerDeps {
   /** kill_shell, shared with the model. */
   kill: AgentTool;
   portsSupported: boolean;
-  ledger: () => WorkLedger;
+  work: Pick<WorkHandlerDeps, 'ledger' | 'listOf' | 'watch' | 'changed'>;
   checklists: Checklists;
   /** Shows a file in the OS file manager (the desktop app's shell.showItemInFolder); absent in the headless host. */
   revealFile?: (path: string) => void;
@@ -73,7 +72,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession,
       portsSupported: d.portsSupported,
     }),
-    ...workHandlers({ ledger: d.ledger, checklists: d.checklists, bus: d.bus, requireSession }),
+    ...workHandlers({ ...d.work, checklists: d.checklists, requireSession }),
     appInfo: () => ({ ...d.info, storage: d.storage() }),
     listSessions: () => sessions.list(),
     createSession: ({ title }) => sessions.create(title),

@@ -41,6 +41,7 @@ import { LedgerAccess } from '../work/ledger-access.js';
 import { Checklists } from '../checklist/checklist.js';
 import { ChecklistRepo } from '../store/checklist-repo.js';
 import { WorkLinks } from '../work/work-links.js';
+import { WorkWatch } from '../work/work-watch.js';
 import { ListIdSchema } from '../../shared/schemas/work.js';
 import { PortIndex } from '../pool/port-index.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
@@ -229,8 +230,13 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
       `${WORK_LIST_VARIABLE}="${sharedList}" is not used (it ${sharedListProblem}); each session keeps its own list`,
     );
   const workListId = (sessionId: string) => (sharedList && !sharedListProblem ? sharedList : sessionId);
-  const workChanged = (listId: string) =>
-    bus.emit('workItemsChanged', { listId, revision: ledger.get().revision(listId) });
+  // Changes to the lists clients read are announced, this process's at once, other processes' within 2 s.
+  const workWatch = new WorkWatch({
+    ledger: () => ledger.get(),
+    emit: (listId, revision) => bus.emit('workItemsChanged', { listId, revision }),
+    log: warn,
+  });
+  const workChanged = (listId: string) => workWatch.changed(listId);
   // A task started for a work item: the item must exist in the session's list.
   const linkItem = (sessionId: string, itemId: number) => {
     const listId = workListId(sessionId);
@@ -306,7 +312,12 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     settings,
     permissions,
     kill: killTool,
-    ledger: () => ledger.get(),
+    work: {
+      ledger: () => ledger.get(),
+      listOf: workListId,
+      watch: (listId) => workWatch.watch(listId),
+      changed: workChanged,
+    },
     checklists,
     portsSupported: ports !== null,
     ...(options.revealFile ? { revealFile: options.revealFile } : {}),
@@ -350,6 +361,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
         containers.dispose();
         ports?.dispose();
         stopChecklistEvents();
+        workWatch.dispose();
         ledger.close();
         disk.dispose();
         db.close();

@@ -106,4 +106,24 @@ describe('the work list’s state', () => {
     expect(work.list?.items).toHaveLength(2);
     stop();
   });
+
+  it('asks for the session’s list and follows the list the answer names (a shared one)', async () => {
+    const asked: unknown[] = [];
+    const { api, emit } = fakeApi({
+      listWorkItems: (input: unknown) => {
+        asked.push(input);
+        return Promise.resolve({ ...board(1, ['a']), listId: 'team.board' });
+      },
+    });
+    const work = new WorkListState(api, 's1');
+    const stop = work.start();
+    await settle();
+    expect(asked).toEqual([{ sessionId: 's1', includeCompleted: true }]);
+    expect(work.listId).toBe('team.board');
+    emit('workItemsChanged', { listId: 's1', revision: 5 });
+    expect(asked).toHaveLength(1);
+    emit('workItemsChanged', { listId: 'team.board', revision: 5 });
+    expect(asked).toHaveLength(2);
+    stop();
+  });
 });

@@ -3,12 +3,15 @@ import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 
 /**
- * One work list as the Work panel shows it (issue #15). `workItemsChanged` only says that the
- * list changed, so each one reads it again; the newest read wins.
+ * A session's work list as the Work panel shows it (issue #15): the session's own list, or the
+ * shared one the host was started with; the first answer names it. `workItemsChanged` only says
+ * that the list changed, so each one reads it again; the newest read wins.
  */
 export class WorkListState {
   readonly #api: DroverApi;
-  readonly #listId: string;
+  readonly #sessionId: string;
+  /** The list's id: the session's until the first answer names the list it reads. */
+  #listId = $state('');
   #list = $state.raw<WorkList | null>(null);
   #error = $state<string | null>(null);
   #loading = $state(false);
@@ -16,9 +19,10 @@ export class WorkListState {
   #changing = $state<number | null>(null);
   #loadSeq = 0;
 
-  constructor(api: DroverApi, listId: string) {
+  constructor(api: DroverApi, sessionId: string) {
     this.#api = api;
-    this.#listId = listId;
+    this.#sessionId = sessionId;
+    this.#listId = sessionId;
   }
 
   get listId(): string {
@@ -66,8 +70,9 @@ export class WorkListState {
     const seq = ++this.#loadSeq;
     this.#loading = true;
     try {
-      const list = await this.#api.listWorkItems({ listId: this.#listId, includeCompleted: true });
+      const list = await this.#api.listWorkItems({ sessionId: this.#sessionId, includeCompleted: true });
       if (seq !== this.#loadSeq) return;
+      this.#listId = list.listId;
       this.#list = list;
       this.#error = null;
     } catch (error) {
