@@ -18,6 +18,23 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** Every tool the model is offered with background work on, sorted. */
+export const ALL_TOOLS = [
+  'kill_shell',
+  'list_tasks',
+  'monitor_command',
+  'monitor_events',
+  'read_task_output',
+  'reap_leftovers',
+  'run_command',
+  'stop_task',
+  'task_create',
+  'task_get',
+  'task_list',
+  'task_update',
+  'todo_write',
+];
+
 export type Kind = 'openai-compatible' | 'anthropic';
 
 export async function setupAgent(

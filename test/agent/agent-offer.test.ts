@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { until } from '../helpers.js';
-import { setupAgent } from './agent-harness.js';
+import { ALL_TOOLS, setupAgent } from './agent-harness.js';
 
 const setup = () => setupAgent();
 
@@ -39,21 +39,7 @@ describe('the tools the model is offered follow the background setting', () => {
     await call('updateSettings', { background: { enabled: true } });
     model.enqueue({ text: 'back' });
     await say('again');
-    expect(model.requests[3]!.tools.sort()).toEqual([
-      'kill_shell',
-      'list_tasks',
-      'monitor_command',
-      'monitor_events',
-      'read_task_output',
-      'reap_leftovers',
-      'run_command',
-      'stop_task',
-      'task_create',
-      'task_get',
-      'task_list',
-      'task_update',
-      'todo_write',
-    ]);
+    expect(model.requests[3]!.tools.sort()).toEqual(ALL_TOOLS);
     expect(offeredProperties(model.requests[3]!.body)).toContain('background');
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { contract } from '../../shared/contract.js';
 import { createServices } from '../../electron/core/services.js';
 import { tempDir, until } from '../helpers.js';
-import { onCleanup, setupAgent } from './agent-harness.js';
+import { ALL_TOOLS, onCleanup, setupAgent } from './agent-harness.js';
 
 const setup = setupAgent;
 
@@ -149,21 +149,7 @@ describe('the agent against a fake model server', () => {
       { text: 'done' },
     );
     await say('use your usual tools');
-    expect(model.requests[0]!.tools.sort()).toEqual([
-      'kill_shell',
-      'list_tasks',
-      'monitor_command',
-      'monitor_events',
-      'read_task_output',
-      'reap_leftovers',
-      'run_command',
-      'stop_task',
-      'task_create',
-      'task_get',
-      'task_list',
-      'task_update',
-      'todo_write',
-    ]);
+    expect(model.requests[0]!.tools.sort()).toEqual(ALL_TOOLS);
     expect(model.requests[1]!.transcript).toContain('Started background task bg_1');
     expect(model.requests[2]!.transcript).toMatch(/retrieval_status: success[\s\S]*via-alias/);
     expect(model.requests[3]!.transcript).toContain('No task "bg_77" in this session. Call list_tasks');

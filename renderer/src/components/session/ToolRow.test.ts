@@ -8,6 +8,7 @@ import type { DroverApi } from '../../lib/api.js';
 import { TasksState } from '../../lib/state/tasks.svelte.js';
 import { TranscriptState } from '../../lib/state/transcript.svelte.js';
 import ToolRow from './ToolRow.svelte';
+import { taskRow as testTaskRow } from '../../lib/test-tasks.js';
 
 const ESC = '\u001b';
 const RLO = '\u202e';
@@ -126,50 +127,16 @@ function liveTasks(rows: TaskRow[], calls: string[] = []) {
 }
 
 function taskRow(patch: Partial<TaskRow> = {}): TaskRow {
-  return {
-    id: 'bg_1',
-    sessionId: 's1',
-    kind: 'command',
-    status: 'running',
+  return testTaskRow('bg_1', {
     command: 'sleep 100',
-    cwd: '/tmp',
-    exitCode: null,
-    signal: null,
-    exitNote: null,
-    error: null,
     pid: 42,
-    queuedAt: '2025-01-01T12:00:00.000Z',
-    startedAt: '2025-01-01T12:00:00.000Z',
-    endedAt: null,
     elapsedSeconds: 3,
-    expectedSeconds: null,
     timeoutSeconds: 1800,
-    overdue: false,
-    running: true,
-    silentForSeconds: null,
-    lastOutputAt: null,
-    notifyOnFinish: false,
-    adopted: false,
     foreground: true,
-    leftover: false,
     containment: 'group',
-    containmentNote: null,
-    leaderExited: false,
-    notifyMode: null,
-    checkAfterSeconds: null,
-    pingDueAt: null,
-    pingedAt: null,
-    eventOffset: 0,
-    ports: [],
-    ready: null,
-    readyAt: null,
-    readyCheck: null,
-    notifyOnReady: false,
-    workItem: null,
     logPath: '/data/bg_1.log',
-    logNote: null,
     ...patch,
-  };
+  });
 }
 
 const snapshot: TaskSnapshot = {
