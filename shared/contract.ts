@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineContract, event, request } from './ipc/define.js';
 import { ShellResultSchema, taskRequests } from './task-requests.js';
 import { workEvents, workRequests } from './work-requests.js';
-import { IdSchema, SessionSchema, TitleSchema } from './schemas/session.js';
+import { IdSchema, SessionModeSchema, SessionSchema, TitleSchema } from './schemas/session.js';
 import { PublicSettingsSchema, SettingsUpdateSchema } from './schemas/settings.js';
 import { ConnectionTestRequestSchema, ConnectionTestResultSchema } from './schemas/connection-test.js';
 import { GrantSchema, PermissionAnswerSchema, PermissionRequestSchema } from './schemas/permission.js';
@@ -50,6 +50,12 @@ export const contract = defineContract({
       input: z.object({ id: IdSchema, title: TitleSchema }).strict(),
       output: SessionSchema,
       summary: 'Give a session a new title',
+    }),
+    setSessionMode: request({
+      input: z.object({ id: IdSchema, mode: SessionModeSchema }).strict(),
+      output: SessionSchema,
+      summary:
+        "Switch a session between agent and plan mode (the person's act: in plan mode only read-only commands run without asking, whatever the grants)",
     }),
     deleteSession: request({
       input: ById,
@@ -194,7 +200,7 @@ export const contract = defineContract({
 });
 
 export type DroverContract = typeof contract;
-export type { Session } from './schemas/session.js';
+export type { Session, SessionMode } from './schemas/session.js';
 export type { Message, Role, MessageStatus } from './schemas/message.js';
 export type { PublicSettings, SettingsUpdate, ProviderKind } from './schemas/settings.js';
 export type { PermissionRequest, PermissionAnswer, Grant } from './schemas/permission.js';

@@ -175,6 +175,7 @@ export class AgentService {
           now: new Date(),
           background,
           notes: this.#deps.turnNotes?.(sessionId) ?? [],
+          plan: sessions.get(sessionId).mode === 'plan',
         }),
         messages: toModelMessages(sessions.messages(sessionId).filter((m) => m.status !== 'streaming')),
         tools: this.#sdkTools(sessionId, turn, writer, tools),

@@ -1,10 +1,18 @@
 /** The standing instructions of every turn. */
-export function systemPrompt(context: { cwd: string; now: Date; background?: boolean; notes?: string[] }): string {
+export function systemPrompt(context: {
+  cwd: string;
+  now: Date;
+  background?: boolean;
+  notes?: string[];
+  /** The session is in plan mode (the person's switch). */
+  plan?: boolean;
+}): string {
   const notes = context.notes ?? [];
   return [
     "You are a coding agent working inside Drover, on the person's machine. You run shell commands with run_command.",
     `The working folder is ${context.cwd}. It is ${context.now.toISOString()}.`,
     '',
+    ...(context.plan ? planMode() : []),
     ...(context.background === false ? foregroundOnly() : backgroundWork()),
     '',
     ...(notes.length > 0
@@ -72,6 +80,17 @@ function backgroundWork(): string[] {
     '- A server can declare when it is ready (ready: port, http or pattern) with notify_on_ready: true; you are woken once it is, or if it dies first. A task already listening on a port is named when you start another command for that port: reuse it rather than start a second.',
     '- Stop servers and watchers you started once you no longer need them (stop_task, or kill_shell by task id, pid or port).',
     "- Before you summarise a task's outcome, read its final status and exit code. failed, timed_out and stopped are not successes; say so plainly.",
+  ];
+}
+
+/** Plan mode: what the model may do, and that only the person ends it. */
+function planMode(): string[] {
+  return [
+    'Plan mode is on: the person asked you to plan, not to change anything yet.',
+    '- Investigate and plan: read files, search, inspect git, and keep the plan with todo_write and the work ledger (task_create and the rest). Background tasks can be started and read as usual.',
+    '- Only read-only commands (ls, cat, grep, rg, find, sed without -i, git status, log, diff, show and the like) run without asking. Any other command asks the person first, whatever they allowed before: ask only for what the plan truly needs, and never change files.',
+    '- You cannot leave plan mode. When the plan is ready, present it and ask the person to switch to agent mode (the Plan switch by the composer) to carry it out.',
+    '',
   ];
 }
 

@@ -78,6 +78,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     createSession: ({ title }) => sessions.create(title),
     getSession: ({ id }) => sessions.get(id),
     renameSession: ({ id, title }) => sessions.rename(id, title),
+    setSessionMode: ({ id, mode }) => sessions.setMode(id, mode),
     deleteSession: async ({ id }) => {
       requireSession(id);
       // Nothing of a deleted session is left running or on disk.

@@ -200,6 +200,8 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     bus,
     ready: parserReady,
     workspace: () => options.workingDir,
+    // Read at every command: switching mode applies to the very next one, even within a turn.
+    planMode: (sessionId) => sessions.get(sessionId).mode === 'plan',
     allowlist: () => settings.current.commandAllowlist ?? [],
     addToAllowlist: (entry) => {
       const current = settings.current.commandAllowlist ?? [];

@@ -60,6 +60,12 @@ export const routes: readonly Route[] = [
     request: 'renameSession',
     input: ([id], body) => ({ ...body, id }),
   },
+  {
+    method: 'PUT',
+    pattern: re(`/sessions/${ID}/mode`),
+    request: 'setSessionMode',
+    input: ([id], body) => ({ ...body, id }),
+  },
   { method: 'DELETE', pattern: re(`/sessions/${ID}`), request: 'deleteSession', input: ([id]) => ({ id }) },
   {
     method: 'GET',

@@ -25,6 +25,8 @@ export interface GatePolicy {
    * makes of them (`^` escapes, `'` does not quote, `/x` is an option), so only exact grants apply.
    */
   shell?: 'posix' | 'cmd';
+  /** What the reasons call an allowlist entry (plan mode judges by its read-only rules instead). */
+  entryName?: string;
 }
 
 export interface GateDecision {
@@ -178,10 +180,11 @@ export function evaluateCommand(command: string, policy: GatePolicy, cwd?: strin
   const allowInside = (reason: string): GateDecision =>
     away ? ask(`${away} is outside the session's working folder ${policy.workspace}`) : allow(reason);
   let why: string | null = null;
+  const entryName = policy.entryName ?? 'allowlist entry';
   for (const entry of policy.allowlist) {
     const verdict = allowlistVerdict(entry, command, words, invocation);
-    if (verdict === true) return allowInside(`matches the allowlist entry "${entry}"`);
-    if (typeof verdict === 'string') why ??= `the allowlist entry "${entry}" does not cover it: ${verdict}`;
+    if (verdict === true) return allowInside(`matches the ${entryName} "${entry}"`);
+    if (typeof verdict === 'string') why ??= `the ${entryName} "${entry}" does not cover it: ${verdict}`;
   }
 
   if (policy.programGrants.length > 0 && words) {
@@ -195,7 +198,7 @@ export function evaluateCommand(command: string, policy: GatePolicy, cwd?: strin
   } else if (policy.programGrants.length > 0) {
     why ??= 'not a single plain invocation, so no program-wide grant covers it';
   }
-  return ask(why ?? 'no allowlist entry or grant covers it');
+  return ask(why ?? (policy.entryName ? `no ${entryName} covers it` : 'no allowlist entry or grant covers it'));
 }
 
 /**

@@ -6,6 +6,7 @@ import { randomId } from '../core/ids.js';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { evaluateCommand, programGrantFor, visibleCommand, type GatePolicy } from './gate.js';
+import { evaluateReadOnly } from './read-only.js';
 
 /** The shell commands run under here: the gate reads words its way. */
 const COMMAND_SHELL: NonNullable<GatePolicy['shell']> = process.platform === 'win32' ? 'cmd' : 'posix';
@@ -31,6 +32,8 @@ export interface PermissionDeps {
   ready: Promise<void>;
   /** The session's working folder: grants and allowlist entries cover only commands run inside it. */
   workspace?: () => string;
+  /** Whether the session is in plan mode: then only read-only commands run without asking, grants aside. */
+  planMode?: (sessionId: string) => boolean;
   now?: () => number;
 }
 
@@ -57,17 +60,21 @@ export class PermissionService {
     await this.#deps.ready;
     const grants = this.#session(request.sessionId);
     const workspace = this.#deps.workspace?.();
-    const decision = evaluateCommand(
-      request.command,
-      {
-        allowlist: this.#deps.allowlist(),
-        exactGrants: [...grants.exact],
-        programGrants: [...grants.program],
-        workspace: workspace === undefined ? undefined : realPath(workspace),
-        shell: COMMAND_SHELL,
-      },
-      realPath(request.cwd),
-    );
+    const place = { workspace: workspace === undefined ? undefined : realPath(workspace), shell: COMMAND_SHELL };
+    const cwd = realPath(request.cwd);
+    const planMode = this.#deps.planMode?.(request.sessionId) ?? false;
+    const decision = planMode
+      ? evaluateReadOnly(request.command, place, cwd)
+      : evaluateCommand(
+          request.command,
+          {
+            allowlist: this.#deps.allowlist(),
+            exactGrants: [...grants.exact],
+            programGrants: [...grants.program],
+            ...place,
+          },
+          cwd,
+        );
     if (decision.decision === 'allow') return { allowed: true, reason: decision.reason };
     if (signal.aborted) return { allowed: false, reason: 'the turn was cancelled' };
 
@@ -78,7 +85,8 @@ export class PermissionService {
       visibleCommand: visibleCommand(request.command),
       cwd: request.cwd,
       background: request.background,
-      programGrant: programGrantFor(request.command, COMMAND_SHELL),
+      programGrant: planMode ? null : programGrantFor(request.command, COMMAND_SHELL),
+      planMode,
       reason: decision.reason,
       createdAt: new Date((this.#deps.now ?? Date.now)()).toISOString(),
     };
@@ -104,6 +112,12 @@ export class PermissionService {
         path: 'requestId',
       });
     }
+    if (pending.request.planMode && (answer === 'allow_always' || answer === 'allow_program'))
+      throw new DroverError(
+        'invalid_input',
+        'The session is in plan mode, where grants do not apply: allow the command once, or reject it',
+        { path: 'answer' },
+      );
     const grants = this.#session(sessionId);
     if (answer === 'allow_always') grants.exact.add(pending.request.command);
     if (answer === 'allow_program') {

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { DEFAULT_SESSION_TITLE, cleanTitleText, type Session } from '../../shared/schemas/session.js';
+import { DEFAULT_SESSION_TITLE, cleanTitleText, type Session, type SessionMode } from '../../shared/schemas/session.js';
 import type { Message } from '../../shared/schemas/message.js';
 import { notFound } from '../../shared/ipc/errors.js';
 import type { DroverContract } from '../../shared/contract.js';
@@ -51,6 +51,21 @@ export class SessionsService {
 
   rename(id: string, title: string): Session {
     if (!this.#sessions.rename(id, title, this.#clock.now())) throw notFound('session', id);
+    return this.#announce(id);
+  }
+
+  /**
+   * The person switches between agent and plan mode. A real change leaves a note in the transcript,
+   * so the person sees when it happened and the model reads it with the conversation.
+   */
+  setMode(id: string, mode: SessionMode): Session {
+    const session = this.get(id);
+    if (session.mode === mode) return session;
+    const note = this.#db.transaction(() => {
+      this.#sessions.setMode(id, mode);
+      return this.#messages.insert({ sessionId: id, role: 'system', text: MODE_NOTES[mode], now: this.#clock.now() });
+    })();
+    this.#bus.emit('messageAdded', { message: note });
     return this.#announce(id);
   }
 
@@ -132,6 +147,13 @@ export class SessionsService {
     return session;
   }
 }
+
+/** The transcript's note when the person switches mode (read by the model as a note from Drover). */
+export const MODE_NOTES: Readonly<Record<SessionMode, string>> = {
+  plan: 'Plan mode is on. The agent plans: reading, the work ledger and the checklist work as usual, and background tasks can be started and read, but every command that is not read-only asks the person first, whatever the grants. Only the person can turn plan mode off.',
+  agent:
+    'Plan mode is off: the person switched back to agent mode. Commands follow the grants and the allowlist again.',
+};
 
 /** First line of the text, whitespace collapsed, cut at a word where it can be. */
 export function titleFrom(text: string): string {

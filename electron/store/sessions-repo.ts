@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { parseRow, readableRows, reportToConsole, TimestampSchema, type UnreadableRowReport } from './rows.js';
-import type { Session } from '../../shared/schemas/session.js';
+import { SessionModeSchema, type Session, type SessionMode } from '../../shared/schemas/session.js';
 
 const SessionRowSchema = z.object({
   id: z.string(),
@@ -9,6 +9,7 @@ const SessionRowSchema = z.object({
   created_at: TimestampSchema,
   updated_at: TimestampSchema,
   message_count: z.number(),
+  mode: SessionModeSchema,
 });
 
 /** Rows are parsed on the way out: a damaged row is an error naming it, never a wrong value. */
@@ -20,10 +21,11 @@ function toSession(row: unknown): Session {
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
     messageCount: r.message_count,
+    mode: r.mode,
   };
 }
 
-const SELECT = `SELECT s.id, s.title, s.created_at, s.updated_at,
+const SELECT = `SELECT s.id, s.title, s.created_at, s.updated_at, s.mode,
   (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS message_count
   FROM sessions s`;
 
@@ -33,6 +35,7 @@ export class SessionsRepo {
   readonly #insert: Statement;
   readonly #rename: Statement;
   readonly #touch: Statement;
+  readonly #setMode: Statement;
   readonly #delete: Statement;
   readonly #report: UnreadableRowReport;
 
@@ -45,6 +48,7 @@ export class SessionsRepo {
     this.#rename = db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?');
     this.#touch = db.prepare('UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?');
     this.#delete = db.prepare('DELETE FROM sessions WHERE id = ?');
+    this.#setMode = db.prepare('UPDATE sessions SET mode = ? WHERE id = ?');
   }
 
   list(): Session[] {
@@ -67,6 +71,11 @@ export class SessionsRepo {
 
   touch(id: string, now: number): void {
     this.#touch.run(now, id);
+  }
+
+  /** Not a change of content: the session keeps its place in the list. */
+  setMode(id: string, mode: SessionMode): boolean {
+    return this.#setMode.run(mode, id).changes > 0;
   }
 
   delete(id: string): boolean {

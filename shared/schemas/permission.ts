@@ -14,8 +14,10 @@ export const PermissionRequestSchema = z.object({
   visibleCommand: z.string(),
   cwd: z.string(),
   background: z.boolean(),
-  /** The entry "Always allow <program>" would store, or null where it is not offered. */
+  /** The entry "Always allow <program>" would store, or null where it is not offered (never in plan mode). */
   programGrant: z.string().nullable(),
+  /** Asked because the session is in plan mode: grants do not apply, so only allow once or reject is offered. */
+  planMode: z.boolean(),
   /** Why it asks. */
   reason: z.string(),
   createdAt: TimestampSchema,

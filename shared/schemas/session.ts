@@ -31,11 +31,19 @@ export function cleanTitleText(text: string): string {
   return text.replace(new RegExp(TITLE_FORBIDDEN.source, 'g'), ' ');
 }
 
+/**
+ * How the agent works in a session. `plan`: it is told it is planning, and only read-only
+ * commands run without asking, whatever the grants say. Only the person switches it.
+ */
+export const SessionModeSchema = z.enum(['agent', 'plan']);
+export type SessionMode = z.infer<typeof SessionModeSchema>;
+
 export const SessionSchema = z.object({
   id: IdSchema,
   title: z.string(),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
   messageCount: z.number().int().nonnegative(),
+  mode: SessionModeSchema,
 });
 export type Session = z.infer<typeof SessionSchema>;

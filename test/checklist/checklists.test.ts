@@ -57,7 +57,8 @@ describe('the checklist table (migration 0009)', () => {
   it('migrates a version-8 database with sessions in it, keeping them, and each starts with no checklist', () => {
     const file = join(tempDir(), 'drover.sqlite');
     const v8 = openDatabase(file, migrations.slice(0, 8));
-    new SessionsRepo(v8).insert('old', 'Kept', 1);
+    // Written as that version's schema had it (today's repository reads columns it did not have yet).
+    v8.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('old', 'Kept', 1, 1)").run();
     v8.close();
     const { db, checklists } = open(file);
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);

@@ -89,3 +89,24 @@ describe('REST: a work item’s metadata keys are the caller’s own', () => {
     expect((await call('GET', `${base}/1`)).body.metadata).toEqual({ buildId: 8, nested: { a_b: 1 } });
   });
 });
+
+describe('REST: plan mode', () => {
+  it('is switched by PUT /sessions/{id}/mode, answers the session, and names a bad mode', async () => {
+    const { call } = await startRestHost();
+    const session = (await call('POST', '/sessions', {})).body;
+    expect(session.mode).toBe('agent');
+    const on = await call('PUT', `/sessions/${session.id}/mode`, { mode: 'plan' });
+    expect(on.status).toBe(200);
+    expect(on.body).toMatchObject({ id: session.id, mode: 'plan' });
+    expect((await call('GET', `/sessions/${session.id}`)).body.mode).toBe('plan');
+    const messages = (await call('GET', `/sessions/${session.id}/messages`)).body;
+    expect(messages.map((message: { role: string; text: string }) => message.role)).toEqual(['system']);
+
+    const bad = await call('PUT', `/sessions/${session.id}/mode`, { mode: 'build' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/mode/);
+    expect((await call('PUT', `/sessions/${session.id}/mode`, {})).status).toBe(400);
+    expect((await call('PUT', '/sessions/nope/mode', { mode: 'agent' })).status).toBe(404);
+    expect((await call('GET', `/sessions/${session.id}`)).body.mode).toBe('plan');
+  });
+});

@@ -4,6 +4,8 @@ import { DEFAULT_SESSION_TITLE } from '../../shared/schemas/session.js';
 import { EventBus } from '../../electron/core/event-bus.js';
 import { openDatabase } from '../../electron/store/database.js';
 import { AUTO_TITLE_MAX, SessionsService, titleFrom } from '../../electron/sessions/sessions-service.js';
+import { tempDir } from '../helpers.js';
+import { migrations } from '../../electron/store/migrations/index.js';
 
 function setup() {
   let now = 1_000_000;
@@ -159,5 +161,54 @@ describe('session titles at the boundary', () => {
     for (const title of ['Build the app', 'Café déjà vu', 'Deploy 🚀', 'שלום עולם']) {
       expect(rename.safeParse({ id: 'abc', title }).success, title).toBe(true);
     }
+  });
+});
+
+describe('plan mode', () => {
+  it('is off for a new session; a switch is stored, noted once in the transcript, and keeps the session in place', () => {
+    const { service, events } = setup();
+    const a = service.create('A');
+    const b = service.create('B');
+    expect(a.mode).toBe('agent');
+    const updatedAt = service.get(a.id).updatedAt;
+    events.length = 0;
+
+    expect(service.setMode(a.id, 'plan')).toMatchObject({ id: a.id, mode: 'plan', updatedAt });
+    expect(service.list().map((s) => s.id)).toEqual([b.id, a.id]);
+    expect(service.messages(a.id)).toEqual([
+      expect.objectContaining({ role: 'system', text: expect.stringMatching(/^Plan mode is on\./) }),
+    ]);
+    expect(events.map(([name]) => name)).toEqual(['messageAdded', 'sessionUpserted']);
+
+    // The same mode again: nothing changes and nothing is said.
+    service.setMode(a.id, 'plan');
+    expect(service.messages(a.id)).toHaveLength(1);
+    service.setMode(a.id, 'agent');
+    expect(service.get(a.id).mode).toBe('agent');
+    expect(service.messages(a.id).at(-1)!.text).toMatch(/^Plan mode is off/);
+    expect(() => service.setMode('nope', 'plan')).toThrow(/nope/);
+  });
+
+  it('migrates a version-10 database with sessions in it: each is kept, in agent mode', () => {
+    const path = `${tempDir()}/drover.sqlite`;
+    const v10 = openDatabase(path, migrations.slice(0, 10));
+    v10.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('old', 'Kept', 1, 1)").run();
+    v10.close();
+    const db = openDatabase(path);
+    expect(new SessionsService(db, new EventBus(contract)).get('old')).toMatchObject({ title: 'Kept', mode: 'agent' });
+    expect(() => db.prepare("UPDATE sessions SET mode = 'build' WHERE id = 'old'").run()).toThrow(/CHECK/);
+    db.close();
+  });
+
+  it('survives reopening the database', () => {
+    const path = `${tempDir()}/drover.sqlite`;
+    const first = openDatabase(path);
+    const service = new SessionsService(first, new EventBus(contract));
+    const session = service.create('Kept');
+    service.setMode(session.id, 'plan');
+    first.close();
+    const again = openDatabase(path);
+    expect(new SessionsService(again, new EventBus(contract)).get(session.id).mode).toBe('plan');
+    again.close();
   });
 });

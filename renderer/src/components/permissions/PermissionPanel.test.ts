@@ -113,6 +113,22 @@ describe('PermissionPanel', () => {
     expect(answerPermission).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ answer: 'allow' }));
   });
 
+  it('in plan mode offers only allow once and reject, says so, and Alt+S or Alt+P answer nothing', async () => {
+    const { arrive, answerPermission } = await setUp();
+    arrive(request('r1', { planMode: true, programGrant: null }));
+    arm();
+    expect(screen.queryByTestId('permission-allow-always')).toBeNull();
+    expect(screen.queryByTestId('permission-allow-program')).toBeNull();
+    expect(screen.getByTestId('permission-plan-mode').textContent).toContain('plan mode');
+    for (const letter of ['s', 'p']) key(panel(), { key: letter, code: `Key${letter.toUpperCase()}`, altKey: true });
+    await settle();
+    expect(answerPermission).not.toHaveBeenCalled();
+    arm();
+    key(panel(), { key: 'r', code: 'KeyR', altKey: true });
+    await settle();
+    expect(answerPermission).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ answer: 'reject' }));
+  });
+
   it('F6 goes to the frame; Tab stays inside; Esc goes back where the focus came from, without answering', async () => {
     const { arrive, answerPermission } = await setUp();
     composer.focus();

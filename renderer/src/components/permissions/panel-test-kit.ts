@@ -17,6 +17,7 @@ export function request(id: string, patch: Partial<PermissionRequest> = {}): Per
     cwd: '/tmp',
     background: false,
     programGrant: 'ls',
+    planMode: false,
     reason: 'no allowlist entry or grant covers it',
     createdAt: `2025-01-01T12:00:0${id.slice(-1)}.000Z`,
     ...patch,

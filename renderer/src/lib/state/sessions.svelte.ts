@@ -1,4 +1,4 @@
-import type { Session } from '@shared/contract.js';
+import type { Session, SessionMode } from '@shared/contract.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 
@@ -104,6 +104,17 @@ export class SessionsState {
     } catch (error) {
       this.#error = `Could not rename the session: ${errorMessage(error)}`;
       return false;
+    }
+  }
+
+  /** The person's switch between agent and plan mode; answers why it failed, or null. */
+  async setMode(id: string, mode: SessionMode): Promise<string | null> {
+    try {
+      const session = await this.#api.setSessionMode({ id, mode });
+      this.#apply(upsert(session));
+      return null;
+    } catch (error) {
+      return `Could not ${mode === 'plan' ? 'turn plan mode on' : 'turn plan mode off'}: ${errorMessage(error)}`;
     }
   }
 
