@@ -1,0 +1,529 @@
+import { DroverError } from '../../shared/ipc/errors.js';
+import {
+  LOOP_SAFETY_CHECK_MS,
+  MAX_SCHEDULES_PER_SESSION,
+  RECURRING_LIFETIME_MS,
+  type Schedule,
+  type ScheduleKind,
+} from '../../shared/schemas/schedule.js';
+import { randomId } from '../core/ids.js';
+import { CronError, checkCron } from './cron.js';
+import { cadenceFor, parseLoop } from './intervals.js';
+import {
+  publicSchedule,
+  type NewSchedule,
+  type SchedulePatch,
+  type ScheduleStore,
+  type StoredSchedule,
+} from './schedule-store.js';
+import { cronIntervalMs, earlyOffsetMs, lateOffsetMs, nextCronTime } from './timing.js';
+
+/** The scheduler looks for due runs this often. */
+export const TICK_MS = 1000;
+/** A durable job's run is leased for this long, and the lease renewed while the run goes on. */
+export const LEASE_MS = 60_000;
+
+/** One run handed to the agent: the text, and what it came from. */
+export interface ScheduledRun {
+  sessionId: string;
+  scheduleId: string;
+  kind: ScheduleKind;
+  label: string;
+  /** The schedule's prompt, or the default task as read now. */
+  text: string;
+}
+
+export interface SchedulerDeps {
+  store: ScheduleStore;
+  clock: { now(): number };
+  /** This process, as a lease holder (the instance's random id). */
+  holder: string;
+  /** No turn runs or waits in the session: a run may start. */
+  idle: (sessionId: string) => boolean;
+  sessionExists: (sessionId: string) => boolean;
+  /** Submits the run as an automated turn; resolves when that turn has ended. */
+  run: (run: ScheduledRun) => Promise<void>;
+  /** The default maintenance task (loop.md, read again at every run). */
+  defaultTask: () => string;
+  /** A session for a durable job whose own is gone: its runs go there. */
+  sessionForJob: (schedule: StoredSchedule) => string;
+  /** A session's schedules (or, with null, the durable jobs) changed. */
+  changed: (sessionId: string | null) => void;
+  /** After a restart, schedules wait for the person (the resume guard) unless this says not to. */
+  resumeWithoutAsking: () => boolean;
+  /** Tells the conversation something about its loops (a note in the transcript). */
+  note: (sessionId: string, text: string) => void;
+  timeZone?: string;
+  log?: (message: string) => void;
+}
+
+/** What a restart found, per conversation: what waits for the person's word. */
+export interface HeldSchedules {
+  sessionId: string | null;
+  schedules: Schedule[];
+}
+
+/**
+ * Every schedule, loop and durable job, in one service: persisted in scheduler.sqlite, looked at
+ * once a second, a due run submitted only while its session has no turn running or waiting (one
+ * due run waits for the turn; missed runs never pile up), a durable job's run leased so that no
+ * two processes fire it.
+ */
+export class Scheduler {
+  readonly #deps: SchedulerDeps;
+  /** Conversations (and, as null, the durable jobs) whose schedules wait for the person after a restart. */
+  readonly #held = new Set<string | null>();
+  readonly #running = new Set<string>();
+  #timer: NodeJS.Timeout | null = null;
+  #ticking = false;
+
+  constructor(deps: SchedulerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Takes up what the last run left: drops what ended while closed, holds the rest, starts ticking. */
+  start(): void {
+    const now = this.#now();
+    const changed = new Set<string | null>();
+    for (const schedule of this.#deps.store.all()) {
+      const owner = schedule.sessionId;
+      const outcome = this.#resume(schedule, now);
+      if (outcome !== 'kept') changed.add(owner);
+      if (outcome !== 'deleted' && !this.#deps.resumeWithoutAsking()) this.#held.add(owner);
+    }
+    for (const owner of changed) this.#deps.changed(owner);
+    this.#timer = setInterval(() => void this.tick(), TICK_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** What waits for the person's word after the restart (empty once they answered). */
+  held(): HeldSchedules[] {
+    return [...this.#held].map((sessionId) => ({
+      sessionId,
+      schedules: (sessionId === null ? this.#deps.store.durable() : this.#deps.store.forSession(sessionId)).map(
+        (schedule) => publicSchedule(schedule, true),
+      ),
+    }));
+  }
+
+  /** The resume guard's answers: run them again, or pause them all (they stay, paused). */
+  resumeHeld(sessionId: string | null): Schedule[] {
+    this.#held.delete(sessionId);
+    const now = this.#now();
+    for (const schedule of this.#owned(sessionId))
+      if (!schedule.paused && schedule.nextFireAt !== null && schedule.nextFireAt < now && schedule.recurring) {
+        // One run for the window missed while waiting, never a burst: it is due now.
+        this.#deps.store.update(schedule.id, { nextFireAt: now });
+      }
+    this.#deps.changed(sessionId);
+    return this.list(sessionId);
+  }
+
+  pauseHeld(sessionId: string | null): Schedule[] {
+    for (const schedule of this.#owned(sessionId)) this.#deps.store.update(schedule.id, { paused: true });
+    this.#held.delete(sessionId);
+    this.#deps.changed(sessionId);
+    return this.list(sessionId);
+  }
+
+  /** A session's schedules and loops, or (null) the durable jobs. */
+  list(sessionId: string | null): Schedule[] {
+    const held = this.#held.has(sessionId);
+    return this.#owned(sessionId).map((schedule) => publicSchedule(schedule, held));
+  }
+
+  get(id: string): Schedule {
+    const schedule = this.#deps.store.get(id);
+    if (!schedule) throw new DroverError('not_found', `No schedule "${id}"`, { path: 'id' });
+    return publicSchedule(schedule, this.#held.has(schedule.sessionId));
+  }
+
+  /**
+   * cron_create: a schedule in the conversation (or, durable, on the machine). The cron is checked
+   * first; the answer is the schedule.
+   */
+  create(
+    sessionId: string,
+    input: { cron: string; prompt: string; recurring: boolean; durable: boolean },
+  ): StoredSchedule {
+    let cron: string;
+    try {
+      cron = checkCron(input.cron);
+    } catch (error) {
+      if (error instanceof CronError) throw new DroverError('invalid_input', error.message, { path: 'cron' });
+      throw error;
+    }
+    const now = this.#now();
+    const id = this.#newId();
+    const base = nextCronTime(cron, now, this.#deps.timeZone);
+    if (base === null)
+      throw new DroverError('invalid_input', `the cron expression "${cron}" never fires`, { path: 'cron' });
+    const jitterMs = input.recurring
+      ? lateOffsetMs(id, cronIntervalMs(cron, now, this.#deps.timeZone))
+      : -earlyOffsetMs(id, new Date(base), this.#deps.timeZone);
+    return this.#insert({
+      id,
+      sessionId: input.durable ? null : sessionId,
+      kind: 'cron',
+      cron,
+      prompt: input.prompt,
+      label: input.recurring ? `cron ${cron}` : `once, ${cron}`,
+      recurring: input.recurring,
+      durable: input.durable,
+      createdAt: now,
+      expiresAt: input.recurring ? now + RECURRING_LIFETIME_MS : null,
+      nextFireAt: this.#capped(base + jitterMs, input.recurring ? now + RECURRING_LIFETIME_MS : null).at,
+      jitterMs,
+      finalFire: false,
+      ...(input.durable ? { runSessionId: sessionId } : {}),
+    });
+  }
+
+  /**
+   * `/loop …` typed by the person: a fixed loop on a clean cron step, or a self-paced loop (one per
+   * conversation: a new one replaces the old). Its first pass runs at once.
+   */
+  startLoop(sessionId: string, args: string): { schedule: StoredSchedule; confirmation: string } {
+    const request = parseLoop(args);
+    const now = this.#now();
+    const id = this.#newId();
+    const expiresAt = now + RECURRING_LIFETIME_MS;
+    const task = request.task ?? '';
+    const what = request.task ? `"${oneLine(request.task)}"` : 'the default task (loop.md)';
+    if (request.kind === 'self-paced') {
+      const replaced = this.#owned(sessionId).filter((schedule) => schedule.kind === 'self_paced');
+      for (const old of replaced) this.#deps.store.delete(old.id);
+      const schedule = this.#insert({
+        id,
+        sessionId,
+        kind: 'self_paced',
+        cron: null,
+        prompt: task,
+        label: 'self-paced',
+        recurring: true,
+        durable: false,
+        createdAt: now,
+        expiresAt,
+        nextFireAt: now,
+        jitterMs: 0,
+        finalFire: false,
+      });
+      return {
+        schedule,
+        confirmation:
+          `Self-paced loop ${id} started for ${what}: the first pass runs now, and each pass picks when the next one runs ` +
+          `(1 minute to 1 hour). It ends within 7 days, when a pass stops it, or with Esc.` +
+          (replaced.length > 0 ? ` It replaces the self-paced loop ${replaced.map((old) => old.id).join(', ')}.` : ''),
+      };
+    }
+    const cadence = cadenceFor(request.amount, request.unit, new Date(now));
+    const jitterMs = lateOffsetMs(id, cadence.seconds * 1000);
+    const schedule = this.#insert({
+      id,
+      sessionId,
+      kind: 'loop',
+      cron: cadence.cron,
+      prompt: task,
+      label: cadence.label,
+      recurring: true,
+      durable: false,
+      createdAt: now,
+      expiresAt,
+      nextFireAt: now,
+      jitterMs,
+      finalFire: false,
+    });
+    return {
+      schedule,
+      confirmation:
+        `Loop ${id} runs ${what} ${cadence.label} (cron ${cadence.cron})` +
+        (cadence.normalised ? `; ${cadence.normalised}` : '') +
+        `. The first pass runs now; it ends ${formatLocal(expiresAt, this.#deps.timeZone)} after one final pass. Esc stops it.`,
+    };
+  }
+
+  delete(id: string, sessionId?: string): StoredSchedule {
+    const schedule = this.#deps.store.get(id);
+    if (
+      !schedule ||
+      (sessionId !== undefined && schedule.sessionId !== sessionId && schedule.runSessionId !== sessionId)
+    )
+      throw new DroverError('not_found', `No schedule "${id}" in this conversation`, { path: 'id' });
+    this.#deps.store.delete(id);
+    this.#deps.changed(schedule.sessionId);
+    return schedule;
+  }
+
+  /** Esc: the conversation's loops (fixed and self-paced) end; reminders and cron schedules stay. */
+  stopLoops(sessionId: string): StoredSchedule[] {
+    const loops = this.#owned(sessionId).filter((schedule) => schedule.kind !== 'cron');
+    for (const loop of loops) this.#deps.store.delete(loop.id);
+    if (loops.length > 0) this.#deps.changed(sessionId);
+    return loops;
+  }
+
+  /** A self-paced iteration chooses its next check; it replaces the pending one. */
+  loopNext(sessionId: string, delaySeconds: number, reason: string): { schedule: StoredSchedule | null; text: string } {
+    const loop = this.#selfPaced(sessionId);
+    const now = this.#now();
+    const at = now + delaySeconds * 1000;
+    if (loop.expiresAt !== null && at >= loop.expiresAt) {
+      this.#deps.store.delete(loop.id);
+      this.#deps.changed(sessionId);
+      return {
+        schedule: null,
+        text: `Loop ${loop.id} reached its 7-day limit and has ended; no further check is scheduled.`,
+      };
+    }
+    const schedule = this.#deps.store.update(loop.id, { nextFireAt: at, safetyCheck: false, nextReason: reason })!;
+    this.#deps.changed(sessionId);
+    return {
+      schedule,
+      text: `Next check of loop ${loop.id} in ${describeSeconds(delaySeconds)}, at ${formatLocal(at, this.#deps.timeZone)} (${reason}). End your turn now.`,
+    };
+  }
+
+  /** A self-paced iteration ends its loop (its task is done). */
+  loopStop(sessionId: string): StoredSchedule {
+    const loop = this.#selfPaced(sessionId);
+    this.#deps.store.delete(loop.id);
+    this.#deps.changed(sessionId);
+    return loop;
+  }
+
+  pause(id: string, paused: boolean): Schedule {
+    const schedule = this.#deps.store.get(id);
+    if (!schedule) throw new DroverError('not_found', `No schedule "${id}"`, { path: 'id' });
+    const patch: SchedulePatch = { paused };
+    // Resumed after its time went by: it runs at its next time from now, never to catch up.
+    if (!paused && schedule.nextFireAt !== null && schedule.nextFireAt < this.#now() && schedule.recurring)
+      patch.nextFireAt = this.#nextAfter(schedule, this.#now());
+    this.#deps.store.update(id, patch);
+    this.#deps.changed(schedule.sessionId);
+    return this.get(id);
+  }
+
+  /** "Run now": due at once (waiting only for the session's turn); a durable one-shot confirmed. */
+  runNow(id: string): Schedule {
+    const schedule = this.#deps.store.get(id);
+    if (!schedule) throw new DroverError('not_found', `No schedule "${id}"`, { path: 'id' });
+    this.#deps.store.update(id, { nextFireAt: this.#now(), needsConfirmation: false, paused: false });
+    this.#deps.changed(schedule.sessionId);
+    return this.get(id);
+  }
+
+  /** A deleted conversation's schedules go with it. */
+  forgetSession(sessionId: string): void {
+    this.#held.delete(sessionId);
+    if (this.#deps.store.deleteSession(sessionId) > 0) this.#deps.changed(sessionId);
+  }
+
+  /** One look for due runs: each submitted when its session is free, at most once. */
+  async tick(): Promise<void> {
+    if (this.#ticking) return;
+    this.#ticking = true;
+    try {
+      const now = this.#now();
+      for (const schedule of this.#deps.store.due(now)) {
+        if (this.#held.has(schedule.sessionId) || this.#running.has(schedule.id)) continue;
+        this.#fire(schedule, now);
+      }
+    } catch (error) {
+      this.#deps.log?.(`the scheduler could not look for due runs: ${(error as Error).message}`);
+    } finally {
+      this.#ticking = false;
+    }
+  }
+
+  #fire(schedule: StoredSchedule, now: number): void {
+    const target = schedule.sessionId ?? this.#jobSession(schedule);
+    if (!this.#deps.idle(target)) return;
+    const claimed = this.#deps.store.claim(schedule, this.#deps.holder, now, LEASE_MS, (current) =>
+      this.#afterRun(current, now),
+    );
+    if (!claimed) return;
+    this.#running.add(claimed.id);
+    this.#deps.changed(claimed.sessionId);
+    const renew = setInterval(
+      () => this.#deps.store.renewLease(claimed.id, this.#deps.holder, this.#now() + LEASE_MS),
+      LEASE_MS / 3,
+    );
+    renew.unref();
+    const text = claimed.prompt || this.#deps.defaultTask();
+    const done = (result: string) => {
+      clearInterval(renew);
+      this.#running.delete(claimed.id);
+      try {
+        this.#deps.store.releaseLease(claimed.id, this.#deps.holder);
+        if (this.#deps.store.get(claimed.id)) this.#deps.store.update(claimed.id, { lastResult: result });
+        if (claimed.kind === 'self_paced') this.#iterationEnded(claimed.id);
+        this.#deps.changed(claimed.sessionId);
+      } catch (error) {
+        this.#deps.log?.(`schedule ${claimed.id}: ${(error as Error).message}`);
+      }
+    };
+    this.#deps.run({ sessionId: target, scheduleId: claimed.id, kind: claimed.kind, label: claimed.label, text }).then(
+      () => done(`ran ${formatLocal(now, this.#deps.timeZone)}`),
+      (error: unknown) => done(`failed: ${(error as Error).message}`),
+    );
+  }
+
+  /** The schedule's state once a run is claimed: its next run, or gone. */
+  #afterRun(schedule: StoredSchedule, now: number): SchedulePatch | 'delete' {
+    const ran: SchedulePatch = { lastFiredAt: now, fireCount: schedule.fireCount + 1, lastResult: 'running' };
+    if (schedule.kind === 'self_paced') {
+      // The iteration chooses its next check (loop_next) or ends the loop (loop_stop).
+      return { ...ran, nextFireAt: null, nextReason: null };
+    }
+    if (!schedule.recurring || schedule.finalFire) return 'delete';
+    const next = this.#capped(this.#nextAfter(schedule, now), schedule.expiresAt);
+    return { ...ran, nextFireAt: next.at, finalFire: next.final };
+  }
+
+  /** The next run of a recurring schedule after one at `now`: from the cron time it stood for, never a missed one. */
+  #nextAfter(schedule: StoredSchedule, now: number): number {
+    const stoodFor = (schedule.nextFireAt ?? now) - schedule.jitterMs;
+    const from = Math.max(stoodFor, now - schedule.jitterMs);
+    const base = nextCronTime(schedule.cron!, from, this.#deps.timeZone);
+    return (base ?? Number.MAX_SAFE_INTEGER) + schedule.jitterMs;
+  }
+
+  /** A run past the lifetime becomes the final run, at the expiry. */
+  #capped(at: number, expiresAt: number | null): { at: number; final: boolean } {
+    return expiresAt !== null && at >= expiresAt ? { at: expiresAt, final: true } : { at, final: false };
+  }
+
+  /** A self-paced iteration ended: it chose its next check, or gets one safety check, or the loop ends. */
+  #iterationEnded(id: string): void {
+    const loop = this.#deps.store.get(id);
+    if (!loop || loop.nextFireAt !== null) return;
+    const sessionId = loop.sessionId!;
+    if (loop.safetyCheck) {
+      this.#deps.store.delete(id);
+      this.#deps.note(
+        sessionId,
+        `Self-paced loop ${id} ended: two passes in a row chose no next check (loop_next) and did not stop it.`,
+      );
+      return;
+    }
+    const at = this.#now() + LOOP_SAFETY_CHECK_MS;
+    if (loop.expiresAt !== null && at >= loop.expiresAt) {
+      this.#deps.store.delete(id);
+      return;
+    }
+    this.#deps.store.update(id, {
+      nextFireAt: at,
+      safetyCheck: true,
+      nextReason: 'a safety check: the last pass chose no next check',
+    });
+    this.#deps.note(
+      sessionId,
+      `Self-paced loop ${id}: the last pass chose no next check, so one safety check runs in 20 minutes; if that pass chooses none either, the loop ends.`,
+    );
+  }
+
+  /** After a restart: what is past its lifetime goes; a missed run is dropped, or (durable) kept for the person. */
+  #resume(schedule: StoredSchedule, now: number): 'kept' | 'changed' | 'deleted' {
+    const { store } = this.#deps;
+    if (schedule.sessionId !== null && !this.#deps.sessionExists(schedule.sessionId)) {
+      store.delete(schedule.id);
+      return 'deleted';
+    }
+    if (schedule.recurring && schedule.expiresAt !== null && schedule.expiresAt <= now) {
+      store.delete(schedule.id);
+      return 'deleted';
+    }
+    if (schedule.kind === 'self_paced' && schedule.nextFireAt === null) {
+      // Closed mid-pass: the pass never chose its next check; it gets the safety check, now.
+      store.update(schedule.id, { nextFireAt: now, safetyCheck: true });
+      return 'changed';
+    }
+    if (schedule.nextFireAt === null || schedule.nextFireAt >= now) return 'kept';
+    if (!schedule.recurring) {
+      if (schedule.durable) {
+        store.update(schedule.id, { needsConfirmation: true });
+        return 'changed';
+      }
+      store.delete(schedule.id);
+      return 'deleted';
+    }
+    // A recurring job that missed its window: a durable one runs once at start; a conversation's waits for its next time.
+    store.update(schedule.id, { nextFireAt: schedule.durable ? now : this.#nextAfter(schedule, now) });
+    return 'changed';
+  }
+
+  #insert(schedule: NewSchedule & { runSessionId?: string }): StoredSchedule {
+    const { runSessionId, ...row } = schedule;
+    if (!this.#deps.store.insert(row, MAX_SCHEDULES_PER_SESSION))
+      throw new DroverError(
+        'conflict',
+        `This conversation already has ${MAX_SCHEDULES_PER_SESSION} schedules, the most it may hold; delete one (cron_delete) first.`,
+      );
+    const stored = runSessionId ? this.#deps.store.update(row.id, { runSessionId })! : this.#deps.store.get(row.id)!;
+    this.#deps.changed(row.sessionId);
+    return stored;
+  }
+
+  #jobSession(schedule: StoredSchedule): string {
+    if (schedule.runSessionId && this.#deps.sessionExists(schedule.runSessionId)) return schedule.runSessionId;
+    const sessionId = this.#deps.sessionForJob(schedule);
+    this.#deps.store.update(schedule.id, { runSessionId: sessionId });
+    return sessionId;
+  }
+
+  #selfPaced(sessionId: string): StoredSchedule {
+    const loop = this.#owned(sessionId).find((schedule) => schedule.kind === 'self_paced');
+    if (!loop)
+      throw new DroverError(
+        'conflict',
+        'No self-paced loop runs in this conversation. One starts only when the person types /loop without an interval.',
+      );
+    return loop;
+  }
+
+  #owned(sessionId: string | null): StoredSchedule[] {
+    return sessionId === null ? this.#deps.store.durable() : this.#deps.store.forSession(sessionId);
+  }
+
+  #newId(): string {
+    for (;;) {
+      const id = randomId(8);
+      if (!this.#deps.store.get(id)) return id;
+    }
+  }
+
+  #now(): number {
+    return this.#deps.clock.now();
+  }
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+export function describeSeconds(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  if (minutes < 60) return rest ? `${minutes}m ${rest}s` : `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 ? `${hours}h ${minutes % 60}m` : `${hours}h`;
+}
+
+/** A time as the person reads it, in the schedule's zone: "Mon 14:30". */
+export function formatLocal(ms: number, timeZone?: string): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(timeZone ? { timeZone } : {}),
+  }).format(new Date(ms));
+}

@@ -1,0 +1,419 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  LOOP_SAFETY_CHECK_MS,
+  MAX_SCHEDULES_PER_SESSION,
+  RECURRING_LIFETIME_MS,
+} from '../../shared/schemas/schedule.js';
+import { Scheduler, type ScheduledRun } from '../../electron/scheduler/scheduler.js';
+import { ScheduleStore } from '../../electron/scheduler/schedule-store.js';
+import { lateOffsetMs, MAX_EARLY_MS, MAX_LATE_MS } from '../../electron/scheduler/timing.js';
+import { tempDir } from '../helpers.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const START = Date.parse('2026-06-10T10:07:00Z');
+
+const open: ScheduleStore[] = [];
+afterEach(() => {
+  for (const store of open.splice(0)) store.close();
+});
+
+/**
+ * A scheduler on a clock the test moves: no real waiting. Runs are recorded and end when the
+ * test says (or at once with `autoFinish`); sessions are busy when the test says.
+ */
+function harness(
+  options: { dir?: string; now?: number; resume?: boolean; holder?: string; autoFinish?: boolean } = {},
+) {
+  const dir = options.dir ?? tempDir();
+  const store = ScheduleStore.open(dir);
+  open.push(store);
+  const clock = { time: options.now ?? START };
+  const runs: (ScheduledRun & { at: number })[] = [];
+  const finishers: (() => void)[] = [];
+  const busy = new Set<string>();
+  const sessions = new Set(['s1', 's2']);
+  const notes: string[] = [];
+  const scheduler = new Scheduler({
+    store,
+    clock: { now: () => clock.time },
+    holder: options.holder ?? 'me',
+    idle: (sessionId) => !busy.has(sessionId),
+    sessionExists: (sessionId) => sessions.has(sessionId),
+    run: (run) => {
+      runs.push({ ...run, at: clock.time });
+      if (options.autoFinish !== false) return Promise.resolve();
+      return new Promise<void>((resolve) => finishers.push(resolve));
+    },
+    defaultTask: () => 'DEFAULT TASK',
+    sessionForJob: () => 's2',
+    changed: () => {},
+    resumeWithoutAsking: () => options.resume ?? true,
+    note: (_sessionId, text) => notes.push(text),
+    timeZone: 'UTC',
+  });
+  /** Moves the clock in steps (a tick at each), as the timer would. */
+  const advance = async (ms: number, step = MINUTE) => {
+    const end = clock.time + ms;
+    while (clock.time < end) {
+      clock.time = Math.min(end, clock.time + step);
+      await scheduler.tick();
+    }
+  };
+  const finishAll = async () => {
+    for (const finish of finishers.splice(0)) finish();
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { dir, store, scheduler, clock, runs, busy, sessions, notes, advance, finishAll };
+}
+
+const at = (iso: string) => Date.parse(iso);
+
+describe('the scheduler on a controllable clock', () => {
+  it('runs a one-shot once at its time, then deletes it', async () => {
+    const { scheduler, store, runs, advance, clock } = harness();
+    const made = scheduler.create('s1', {
+      cron: '15 12 * * *',
+      prompt: 'check mail',
+      recurring: false,
+      durable: false,
+    });
+    expect(made.nextFireAt).toBe(at('2026-06-10T12:15:00Z'));
+    await advance(at('2026-06-10T12:14:00Z') - clock.time);
+    expect(runs).toEqual([]);
+    await advance(2 * MINUTE);
+    expect(runs).toEqual([expect.objectContaining({ sessionId: 's1', scheduleId: made.id, text: 'check mail' })]);
+    expect(runs[0]!.at).toBe(at('2026-06-10T12:15:00Z'));
+    expect(store.get(made.id)).toBeUndefined();
+    await advance(2 * 24 * HOUR, HOUR);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('runs a one-shot set for :00 or :30 up to 90 s early, the same for an id every time; other minutes exactly', () => {
+    const { scheduler } = harness();
+    const offsets = new Set<number>();
+    for (let i = 0; i < 20; i++) {
+      const made = scheduler.create('s2', { cron: '30 12 * * *', prompt: 'x', recurring: false, durable: false });
+      const early = at('2026-06-10T12:30:00Z') - made.nextFireAt!;
+      expect(early).toBeGreaterThanOrEqual(0);
+      expect(early).toBeLessThan(MAX_EARLY_MS);
+      expect(made.jitterMs).toBe(-early);
+      offsets.add(early);
+      scheduler.delete(made.id);
+    }
+    expect(offsets.size).toBeGreaterThan(10);
+    const exact = scheduler.create('s1', { cron: '31 12 * * *', prompt: 'x', recurring: false, durable: false });
+    expect(exact.nextFireAt).toBe(at('2026-06-10T12:31:00Z'));
+  });
+
+  it('ends a recurring schedule seven days after it was made, with one final run at the expiry', async () => {
+    const { scheduler, store, runs, advance } = harness();
+    const made = scheduler.create('s1', { cron: '0 * * * *', prompt: 'hourly', recurring: true, durable: false });
+    expect(made.expiresAt).toBe(START + RECURRING_LIFETIME_MS);
+    await advance(RECURRING_LIFETIME_MS + 3 * HOUR);
+    // 11:00 on the 10th to 10:00 on the 17th: 168 runs, each a few minutes late; then the final one at 10:07.
+    expect(runs).toHaveLength(169);
+    expect(runs.at(-1)!.at).toBe(START + RECURRING_LIFETIME_MS);
+    // Looked at once a minute here: each run lands at the first look at or after its time.
+    const lastHourly = at('2026-06-17T10:00:00Z') + made.jitterMs;
+    expect(runs.at(-2)!.at).toBeGreaterThanOrEqual(lastHourly);
+    expect(runs.at(-2)!.at).toBeLessThan(lastHourly + MINUTE);
+    expect(store.get(made.id)).toBeUndefined();
+  });
+
+  it('never catches up: a session busy for an hour gets one run when it is free, then the next on time', async () => {
+    const { scheduler, store, runs, busy, advance } = harness();
+    const made = scheduler.create('s1', { cron: '*/5 * * * *', prompt: 'poll', recurring: true, durable: false });
+    busy.add('s1');
+    await advance(HOUR, 10_000);
+    expect(runs).toEqual([]);
+    busy.delete('s1');
+    await advance(1000, 1000);
+    expect(runs).toHaveLength(1);
+    // The next run is the next five-minute mark after now, not one of the twelve that were missed.
+    const next = store.get(made.id)!.nextFireAt!;
+    expect(next - made.jitterMs).toBe(at('2026-06-10T11:10:00Z'));
+    await advance(4 * MINUTE, 10_000);
+    expect(runs).toHaveLength(2);
+  });
+
+  it('keeps a due run waiting while a turn runs, and submits it at the first look after', async () => {
+    const { scheduler, runs, busy, advance, clock } = harness();
+    scheduler.create('s1', { cron: '10 10 * * *', prompt: 'once', recurring: false, durable: false });
+    busy.add('s1');
+    await advance(10 * MINUTE, 1000);
+    expect(runs).toEqual([]);
+    busy.delete('s1');
+    await advance(1000, 1000);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.at).toBe(clock.time);
+  });
+
+  it('gives each recurring schedule a late offset from its id: at most a tenth of the interval and 15 minutes, kept over a restart', () => {
+    const first = harness({ resume: true });
+    const made = first.scheduler.create('s1', { cron: '0 */2 * * *', prompt: 'x', recurring: true, durable: false });
+    expect(made.jitterMs).toBe(lateOffsetMs(made.id, 2 * HOUR));
+    expect(made.jitterMs).toBeLessThan(12 * MINUTE);
+    first.store.close();
+    open.length = 0;
+    const again = harness({ dir: first.dir, resume: true });
+    again.scheduler.start();
+    again.scheduler.stop();
+    expect(again.store.get(made.id)!.nextFireAt).toBe(made.nextFireAt);
+    const spread = new Set<number>();
+    for (let i = 0; i < 200; i++) {
+      const id = Math.random().toString(36).slice(2, 10);
+      expect(lateOffsetMs(id, 24 * HOUR)).toBe(lateOffsetMs(id, 24 * HOUR));
+      expect(lateOffsetMs(id, 24 * HOUR)).toBeLessThan(MAX_LATE_MS);
+      expect(lateOffsetMs(id, 10 * MINUTE)).toBeLessThan(MINUTE);
+      spread.add(lateOffsetMs(id, 24 * HOUR));
+    }
+    expect(spread.size).toBeGreaterThan(150);
+  });
+
+  it('runs a fixed /loop at once, then on its clean cron step; says how an odd interval was normalised', async () => {
+    const { scheduler, store, runs, advance } = harness();
+    const { schedule, confirmation } = scheduler.startLoop('s1', '7m check the deploy');
+    expect(schedule).toMatchObject({ kind: 'loop', cron: '*/6 * * * *', prompt: 'check the deploy' });
+    expect(confirmation).toMatch(/every 6 minutes/);
+    expect(confirmation).toMatch(/7 minutes does not divide an hour evenly/);
+    expect(confirmation).toMatch(/first pass runs now/);
+    await scheduler.tick();
+    expect(runs).toHaveLength(1);
+    expect(store.get(schedule.id)!.nextFireAt! - schedule.jitterMs).toBe(at('2026-06-10T10:12:00Z'));
+    await advance(6 * MINUTE, 1000);
+    expect(runs).toHaveLength(2);
+    expect(runs.every((run) => run.text === 'check the deploy' && run.kind === 'loop')).toBe(true);
+  });
+
+  it('a bare /loop runs the default task, read at each run', async () => {
+    const { scheduler, runs } = harness();
+    scheduler.startLoop('s1', '10m');
+    await scheduler.tick();
+    expect(runs[0]).toMatchObject({ text: 'DEFAULT TASK', kind: 'loop', label: 'every 10 minutes' });
+  });
+
+  it('a self-paced loop: each pass picks the next check, which replaces the pending one; a new loop replaces the old', async () => {
+    const { scheduler, store, runs, advance, finishAll, clock } = harness({ autoFinish: false });
+    const { schedule } = scheduler.startLoop('s1', 'watch CI');
+    expect(schedule).toMatchObject({ kind: 'self_paced', cron: null, jitterMs: 0 });
+    await scheduler.tick();
+    expect(runs).toHaveLength(1);
+    expect(store.get(schedule.id)!.nextFireAt).toBeNull();
+    scheduler.loopNext('s1', 600, 'CI takes ten minutes');
+    const replaced = scheduler.loopNext('s1', 120, 'on second thought, two');
+    expect(replaced.schedule!.nextFireAt).toBe(clock.time + 120_000);
+    await finishAll();
+    expect(store.get(schedule.id)).toMatchObject({
+      nextFireAt: clock.time + 120_000,
+      nextReason: 'on second thought, two',
+    });
+    await advance(2 * MINUTE, 1000);
+    expect(runs).toHaveLength(2);
+
+    const second = scheduler.startLoop('s1', 'watch the deploy');
+    expect(second.confirmation).toMatch(new RegExp(`replaces the self-paced loop ${schedule.id}`));
+    expect(store.get(schedule.id)).toBeUndefined();
+    expect(scheduler.list('s1').filter((item) => item.kind === 'self_paced')).toHaveLength(1);
+  });
+
+  it('a pass that neither picks a next check nor stops gets one 20-minute safety check; a second such pass ends the loop', async () => {
+    const { scheduler, store, runs, advance, finishAll, notes, clock } = harness({ autoFinish: false });
+    const { schedule } = scheduler.startLoop('s1', 'tend the PR');
+    await scheduler.tick();
+    await finishAll();
+    expect(store.get(schedule.id)).toMatchObject({ nextFireAt: clock.time + LOOP_SAFETY_CHECK_MS, safetyCheck: true });
+    expect(notes.at(-1)).toMatch(/one safety check runs in 20 minutes/);
+    await advance(LOOP_SAFETY_CHECK_MS - MINUTE);
+    expect(runs).toHaveLength(1);
+    await advance(MINUTE);
+    expect(runs).toHaveLength(2);
+    await finishAll();
+    expect(store.get(schedule.id)).toBeUndefined();
+    expect(notes.at(-1)).toMatch(/ended: two passes in a row chose no next check/);
+  });
+
+  it('the safety check resets once a pass picks its next check', async () => {
+    const { scheduler, store, advance, finishAll } = harness({ autoFinish: false });
+    const { schedule } = scheduler.startLoop('s1', 'tend the PR');
+    await scheduler.tick();
+    await finishAll();
+    await advance(LOOP_SAFETY_CHECK_MS);
+    scheduler.loopNext('s1', 60, 'back on track');
+    await finishAll();
+    expect(store.get(schedule.id)).toMatchObject({ safetyCheck: false, nextReason: 'back on track' });
+  });
+
+  it('loop_next and loop_stop without a self-paced loop say how one starts', () => {
+    const { scheduler } = harness();
+    expect(() => scheduler.loopNext('s1', 60, 'x')).toThrow(/only when the person types \/loop/);
+    expect(() => scheduler.loopStop('s1')).toThrow(/No self-paced loop/);
+  });
+
+  it('Esc stops the loops and leaves reminders and cron schedules alone', () => {
+    const { scheduler } = harness();
+    scheduler.startLoop('s1', '5m a');
+    scheduler.startLoop('s1', 'b');
+    const cron = scheduler.create('s1', { cron: '0 9 * * *', prompt: 'standup', recurring: true, durable: false });
+    const reminder = scheduler.create('s1', {
+      cron: '0 17 * * *',
+      prompt: 'wrap up',
+      recurring: false,
+      durable: false,
+    });
+    expect(scheduler.stopLoops('s1')).toHaveLength(2);
+    expect(
+      scheduler
+        .list('s1')
+        .map((item) => item.id)
+        .sort(),
+    ).toEqual([cron.id, reminder.id].sort());
+  });
+
+  it(`holds at most ${MAX_SCHEDULES_PER_SESSION} schedules per conversation`, () => {
+    const { scheduler } = harness();
+    for (let i = 0; i < MAX_SCHEDULES_PER_SESSION; i++)
+      scheduler.create('s1', { cron: `${i % 60} * * * *`, prompt: `p${i}`, recurring: true, durable: false });
+    expect(() =>
+      scheduler.create('s1', { cron: '0 * * * *', prompt: 'one more', recurring: true, durable: false }),
+    ).toThrow(/already has 50 schedules/);
+    expect(() => scheduler.startLoop('s1', '5m x')).toThrow(/already has 50 schedules/);
+    expect(
+      scheduler.create('s2', { cron: '0 * * * *', prompt: 'elsewhere', recurring: true, durable: false }),
+    ).toBeTruthy();
+  });
+
+  it('refuses a bad cron naming the field, and a one-shot cron that never fires', () => {
+    const { scheduler } = harness();
+    expect(() => scheduler.create('s1', { cron: '0 0 * * MON', prompt: 'x', recurring: true, durable: false })).toThrow(
+      /day-of-week field/,
+    );
+    expect(() => scheduler.create('s1', { cron: '0 0 30 2 *', prompt: 'x', recurring: false, durable: false })).toThrow(
+      /never fires/,
+    );
+  });
+
+  it('runs a conversation’s schedules only in that conversation', async () => {
+    const { scheduler, runs } = harness();
+    scheduler.startLoop('s1', '5m mine');
+    scheduler.startLoop('s2', '5m theirs');
+    await scheduler.tick();
+    expect(runs.map((run) => [run.sessionId, run.text]).sort()).toEqual([
+      ['s1', 'mine'],
+      ['s2', 'theirs'],
+    ]);
+  });
+});
+
+describe('resuming after a restart', () => {
+  function before() {
+    const first = harness();
+    const { scheduler } = first;
+    const hourly = scheduler.create('s1', { cron: '0 * * * *', prompt: 'hourly', recurring: true, durable: false });
+    const ahead = scheduler.create('s1', {
+      cron: '0 9 12 6 *',
+      prompt: 'on the 12th',
+      recurring: false,
+      durable: false,
+    });
+    const soon = scheduler.create('s1', { cron: '20 10 * * *', prompt: 'at 10:20', recurring: false, durable: false });
+    const loop = scheduler.startLoop('s1', '10m loop').schedule;
+    const gone = scheduler.create('s2', {
+      cron: '0 * * * *',
+      prompt: 'deleted session',
+      recurring: true,
+      durable: false,
+    });
+    const durableOnce = scheduler.create('s1', {
+      cron: '40 10 * * *',
+      prompt: 'job once',
+      recurring: false,
+      durable: true,
+    });
+    const durableDaily = scheduler.create('s1', {
+      cron: '45 10 * * *',
+      prompt: 'job daily',
+      recurring: true,
+      durable: true,
+    });
+    first.store.close();
+    open.length = 0;
+    return { dir: first.dir, hourly, ahead, soon, loop, gone, durableOnce, durableDaily };
+  }
+
+  it('within the lifetime: recurring ones and one-shots still ahead come back, held until the person resumes; missed one-shots are dropped', async () => {
+    const made = before();
+    const later = START + 2 * HOUR; // 12:07
+    const { scheduler, store, sessions, runs, advance } = harness({ dir: made.dir, now: later, resume: false });
+    sessions.delete('s2');
+    scheduler.start();
+    scheduler.stop();
+    expect(store.get(made.gone.id)).toBeUndefined();
+    expect(store.get(made.soon.id)).toBeUndefined();
+    expect(store.get(made.ahead.id)).toBeTruthy();
+    // No catch-up: the hourly one waits for 13:00.
+    expect(store.get(made.hourly.id)!.nextFireAt! - made.hourly.jitterMs).toBe(at('2026-06-10T13:00:00Z'));
+    // A durable one-shot missed while closed asks; a durable recurring job gets one run for its missed window.
+    expect(store.get(made.durableOnce.id)).toMatchObject({ needsConfirmation: true });
+    expect(store.get(made.durableDaily.id)!.nextFireAt).toBe(later);
+
+    const held = scheduler.held();
+    expect(held.map((entry) => [entry.sessionId, entry.schedules.length]).sort()).toEqual([
+      [null, 2],
+      ['s1', 3],
+    ]);
+    expect(held.flatMap((entry) => entry.schedules).every((schedule) => schedule.paused)).toBe(true);
+    await advance(2 * HOUR);
+    expect(runs).toEqual([]);
+
+    scheduler.resumeHeld('s1');
+    scheduler.resumeHeld(null);
+    await advance(1000, 1000);
+    // Each recurring schedule runs once for the window it missed while held, the durable job once: no burst.
+    expect(runs.map((run) => run.text).sort()).toEqual(['hourly', 'job daily', 'loop']);
+    // The durable one-shot waits for "Run now".
+    scheduler.runNow(made.durableOnce.id);
+    await advance(1000, 1000);
+    expect(runs.at(-1)).toMatchObject({ text: 'job once', sessionId: 's1' });
+    expect(store.get(made.durableOnce.id)).toBeUndefined();
+  });
+
+  it('Pause all keeps them, paused; nothing runs', async () => {
+    const made = before();
+    const { scheduler, store, runs, advance } = harness({ dir: made.dir, now: START + HOUR, resume: false });
+    scheduler.start();
+    scheduler.stop();
+    scheduler.pauseHeld('s1');
+    await advance(3 * HOUR);
+    expect(runs.filter((run) => run.sessionId === 's1' && run.text !== 'job once' && run.text !== 'job daily')).toEqual(
+      [],
+    );
+    expect(store.get(made.hourly.id)!.paused).toBe(true);
+    expect(scheduler.held().map((entry) => entry.sessionId)).not.toContain('s1');
+  });
+
+  it('beyond the lifetime: recurring ones and loops are gone', () => {
+    const made = before();
+    const { scheduler, store } = harness({ dir: made.dir, now: START + RECURRING_LIFETIME_MS + HOUR });
+    scheduler.start();
+    scheduler.stop();
+    expect(store.get(made.hourly.id)).toBeUndefined();
+    expect(store.get(made.loop.id)).toBeUndefined();
+    expect(store.get(made.durableDaily.id)).toBeUndefined();
+    expect(store.get(made.ahead.id)).toBeUndefined();
+  });
+});
+
+describe('the lease between two schedulers on one file', () => {
+  it('fires a durable job once when both see it due', async () => {
+    const a = harness({ holder: 'a' });
+    const b = harness({ dir: a.dir, holder: 'b' });
+    const job = a.scheduler.create('s1', { cron: '* * * * *', prompt: 'job', recurring: true, durable: true });
+    for (let i = 0; i < 30; i++) {
+      const next = Math.max(a.clock.time, a.store.get(job.id)!.nextFireAt!);
+      a.clock.time = b.clock.time = next;
+      await Promise.all([a.scheduler.tick(), b.scheduler.tick()]);
+    }
+    expect(a.runs.length + b.runs.length).toBe(30);
+  });
+});
