@@ -139,21 +139,30 @@ const HARMLESS_PATHS = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/
 export function pathOutside(words: readonly string[], cwd: string, workspace: string): string | null {
   for (const word of words) {
     const candidates: string[] = [];
-    const url = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(.*)$/.exec(word);
-    if (url) {
-      if (url[1]!.toLowerCase() === 'file') candidates.push(url[2]!.replace(/^[^/]*/, ''));
-    } else {
-      for (const match of word.matchAll(/(?:^|[=:,])(\/[^,]*)/g)) candidates.push(match[1]!);
-      const relativePart = word.replace(/^[^=]*=/, '');
-      if (!relativePart.startsWith('/') && relativePart.split('/').includes('..'))
-        candidates.push(posix.join(cwd, relativePart));
-    }
+    // A value may be stuck to a short option (`-f/etc/x`, `-S../x`): read both the word and what follows the option.
+    const attached = /^-[A-Za-z0-9]+(.+)$/.exec(word)?.[1];
+    for (const body of attached === undefined ? [word] : [word, attached]) candidates.push(...pathsNamed(body, cwd));
     for (const path of candidates) {
       const resolved = posix.resolve(cwd, path);
       if (!HARMLESS_PATHS.has(resolved) && !insideWorkspace(resolved, workspace)) return word;
     }
   }
   return null;
+}
+
+/** The paths one word may name: absolute ones (alone, or after `=`, `:` or `,`), a file URL's, and relative ones that climb. */
+function pathsNamed(word: string, cwd: string): string[] {
+  const candidates: string[] = [];
+  const url = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(.*)$/.exec(word);
+  if (url) {
+    if (url[1]!.toLowerCase() === 'file') candidates.push(url[2]!.replace(/^[^/]*/, ''));
+  } else {
+    for (const match of word.matchAll(/(?:^|[=:,])(\/[^,]*)/g)) candidates.push(match[1]!);
+    const relativePart = word.replace(/^[^=]*=/, '');
+    if (!relativePart.startsWith('/') && relativePart.split('/').includes('..'))
+      candidates.push(posix.join(cwd, relativePart));
+  }
+  return candidates;
 }
 
 /** Decides whether a command may run without asking. `cwd` is where it would run (a real path). */

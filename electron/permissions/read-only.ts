@@ -6,7 +6,8 @@ import { evaluateCommand, type GateDecision, type GatePolicy } from './gate.js';
  * `rg --pre` and `git diff --output` still ask). Left out on purpose, though they have tables:
  * anything that writes with an operand (`git branch NAME`, `git tag NAME`, `git stash`, `git reflog
  * --expire`), anything that reaches the network (`curl`, `wget`, `git fetch`, `git remote show`),
- * and every build tool, runner and package manager: a test suite can write anything.
+ * every build tool, runner and package manager (a test suite can write anything), and jq (its `env`
+ * prints the person's environment, secrets and all).
  */
 export const READ_ONLY_ENTRIES: readonly string[] = [
   'pwd',
@@ -22,7 +23,6 @@ export const READ_ONLY_ENTRIES: readonly string[] = [
   'rg',
   'find',
   'sed',
-  'jq',
   ...[
     'status',
     'log',

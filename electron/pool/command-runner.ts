@@ -39,6 +39,22 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
   GIT_EDITOR: 'false',
 };
 
+/**
+ * Git settings every task gets on top of the person's own (GIT_CONFIG_COUNT adds to any already
+ * given): `safe.bareRepository=explicit`, so a bare repository planted inside a project (its config
+ * can name an fsmonitor or a diff program) is never picked up by a plain `git status` run there;
+ * a real one is still used with `--git-dir`.
+ */
+export function gitSafety(env: NodeJS.ProcessEnv): Record<string, string> {
+  const given = Number(env.GIT_CONFIG_COUNT ?? 0);
+  const count = Number.isInteger(given) && given >= 0 ? given : 0;
+  return {
+    GIT_CONFIG_COUNT: String(count + 1),
+    [`GIT_CONFIG_KEY_${count}`]: 'safe.bareRepository',
+    [`GIT_CONFIG_VALUE_${count}`]: 'explicit',
+  };
+}
+
 export interface CommandRunnerOptions {
   /** How each task's processes are held together (a cgroup, a process group, a job). */
   containers: ContainerFactory;
@@ -87,6 +103,7 @@ export class CommandRunner implements Runner {
       ...taskEnvironment(this.#baseEnv, { pass: this.#pass(), secrets: this.#secrets }),
       ...spec.env,
       ...NON_INTERACTIVE_ENV,
+      ...gitSafety(this.#baseEnv),
       [LEGACY_MARK_VARIABLE]: spec.taskId,
       [spec.mark.variable]: spec.mark.value,
     };

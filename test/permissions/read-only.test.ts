@@ -25,7 +25,6 @@ describe('plan mode: what is read-only', () => {
     'rg -n --hidden "fn main"',
     'find . -name a.ts -type f',
     "sed -n '1,20p' src/a.ts",
-    'jq .scripts package.json',
     'diff -u a.txt b.txt',
     'git status --short',
     'git log --oneline -n 5',
@@ -54,11 +53,27 @@ describe('plan mode: what is read-only', () => {
     ['ls > listing.txt', /no read-only rule covers it/],
     ['cat /etc/passwd', /outside the session's working folder/],
     ['cat ../../secret', /outside the session's working folder/],
+    // A path stuck to a short option is a path too (run from /w/src: one .. stays inside, two leave).
+    ['git blame -S/etc/passwd README.md', /-S\/etc\/passwd is outside the session's working folder/],
+    ['git blame -S../../secret.txt README.md', /outside the session's working folder/],
+    ['git blame -S../../../etc/passwd README.md', /outside the session's working folder/],
+    ['grep -rf../../secret .', /outside the session's working folder/],
+    ['grep -f/etc/passwd -r .', /outside the session's working folder/],
+    ['rg -f/etc/passwd .', /outside the session's working folder/],
+    ['git grep -f/etc/passwd', /outside the session's working folder/],
+    ['diff -X/etc/passwd a b', /outside the session's working folder/],
+    ['git diff -O/etc/passwd', /outside the session's working folder/],
+    ['jq -n env', /no read-only rule covers it/],
   ])('asks for %s, saying why', (command, why) => {
     const decision = evaluateReadOnly(command, place, '/w/src');
     expect(decision.decision).toBe('ask');
     expect(decision.reason).toMatch(/^plan mode: only read-only commands run without asking/);
     expect(decision.reason).toMatch(why);
+  });
+
+  it('reads a path stuck to a short option like any other: inside the folder it runs', () => {
+    expect(evaluateReadOnly('grep -rf../patterns.txt .', place, '/w/src').decision).toBe('allow');
+    expect(evaluateReadOnly('git blame -S.. README.md', place, '/w').decision).toBe('ask');
   });
 
   it('asks for a read-only command run outside the working folder', () => {
