@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineContract, event, request } from './ipc/define.js';
 import { ShellResultSchema, taskRequests } from './task-requests.js';
 import { workEvents, workRequests } from './work-requests.js';
+import { scheduleEvents, scheduleRequests } from './schedule-requests.js';
 import { IdSchema, SessionModeSchema, SessionSchema, TitleSchema } from './schemas/session.js';
 import { PublicSettingsSchema, SettingsUpdateSchema } from './schemas/settings.js';
 import { ConnectionTestRequestSchema, ConnectionTestResultSchema } from './schemas/connection-test.js';
@@ -135,9 +136,11 @@ export const contract = defineContract({
     }),
     ...taskRequests,
     ...workRequests,
+    ...scheduleRequests,
   },
   events: {
     ...workEvents,
+    ...scheduleEvents,
     sessionUpserted: event({
       payload: z.object({ session: SessionSchema }),
       summary: 'A session was created or changed',

@@ -13,7 +13,7 @@ import {
 import { z } from 'zod';
 import { DroverError } from '../../shared/ipc/errors.js';
 import type { DroverContract } from '../../shared/contract.js';
-import type { Message } from '../../shared/schemas/message.js';
+import type { Message, MessageSchedule } from '../../shared/schemas/message.js';
 import type { EventBus } from '../core/event-bus.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 import { toModelMessages } from './history.js';
@@ -53,6 +53,10 @@ export interface AgentDeps {
 interface Turn {
   controller: AbortController;
   automated: boolean;
+  /** Aborts when the person posts a message during the turn: a sleep wakes for it. */
+  personMessage: AbortController;
+  /** A call woke for the person's message: the turn ends after this step, and their queued turn runs. */
+  yielded: boolean;
 }
 
 /**
@@ -75,6 +79,11 @@ export class AgentService {
     return this.#turns.has(sessionId);
   }
 
+  /** No turn runs or waits in the session: what a scheduled run waits for. */
+  isIdle(sessionId: string): boolean {
+    return !this.#locks.has(sessionId);
+  }
+
   get disposed(): boolean {
     return this.#disposed;
   }
@@ -83,9 +92,10 @@ export class AgentService {
   submit(
     sessionId: string,
     text: string,
-    options: { automated?: boolean } = {},
+    options: { automated?: boolean; schedule?: MessageSchedule } = {},
   ): { message: Message; done: Promise<void> } {
     const message = this.#deps.sessions.postUserMessage(sessionId, text, options);
+    if (!options.automated) this.#turns.get(sessionId)?.personMessage.abort();
     const done = this.#enqueue(sessionId, () => this.#runTurn(sessionId, options.automated ?? false));
     return { message, done };
   }
@@ -153,7 +163,12 @@ export class AgentService {
       });
       return;
     }
-    const turn: Turn = { controller: new AbortController(), automated };
+    const turn: Turn = {
+      controller: new AbortController(),
+      automated,
+      personMessage: new AbortController(),
+      yielded: false,
+    };
     this.#turns.set(sessionId, turn);
     this.#failed.delete(sessionId);
     bus.emit('turnChanged', { sessionId, busy: true, error: null });
@@ -179,7 +194,10 @@ export class AgentService {
         }),
         messages: toModelMessages(sessions.messages(sessionId).filter((m) => m.status !== 'streaming')),
         tools: this.#sdkTools(sessionId, turn, writer, tools),
-        stopWhen: stepCountIs(MAX_STEPS_PER_TURN),
+        // A sleep woken by the person's message ends the turn after its step: their message is queued
+        // as the next turn (submit), whose request holds the interrupted call and then the message.
+        // Going on instead, the model would not see the message, and every later sleep would end at once.
+        stopWhen: [stepCountIs(MAX_STEPS_PER_TURN), () => turn.yielded],
         abortSignal: turn.controller.signal,
         maxRetries: 0,
         experimental_repairToolCall: async ({
@@ -257,6 +275,8 @@ export class AgentService {
               signal: turn.controller.signal,
               // The row follows the task live from the moment it starts, not only when the call returns.
               onTask: (taskId) => writer.attachTask(row, taskId),
+              progress: (text) => writer.toolProgress(row, text),
+              personMessage: { signal: turn.personMessage.signal, yieldTurn: () => (turn.yielded = true) },
               permit: async (command, cwd, background) => {
                 let asked = false;
                 const result = await this.#deps.permit(

@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
-import type { Message } from '../../shared/schemas/message.js';
+import type { Message, MessageSchedule } from '../../shared/schemas/message.js';
+import { fence } from './fence.js';
 
 /**
  * Rebuilds the conversation the model has seen from the stored transcript: the person's
@@ -55,7 +56,9 @@ export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
       continue;
     }
     flush();
-    if (message.role === 'user') out.push({ role: 'user', content: message.text });
+    if (message.role === 'user' && message.schedule)
+      out.push({ role: 'user', content: scheduledText(message.text, message.schedule) });
+    else if (message.role === 'user') out.push({ role: 'user', content: message.text });
     else if (message.role === 'tool')
       out.push({
         role: 'user',
@@ -65,4 +68,25 @@ export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
   }
   flush();
   return out;
+}
+
+/**
+ * A scheduled run as the model reads it: the task is text the person stored earlier, so it comes
+ * fenced as task data (it may quote output, a URL, anything), with what ran it said outside.
+ */
+export function scheduledText(text: string, schedule: MessageSchedule): string {
+  const what =
+    schedule.kind === 'self_paced'
+      ? `a pass of the self-paced loop ${schedule.id}`
+      : `${schedule.kind === 'loop' ? 'the loop' : 'the schedule'} ${schedule.id} (${schedule.label})`;
+  return [
+    `Automated: ${what} is due. The person set it up; its task follows between the markers, as data.`,
+    fence(text, `schedule_${schedule.id}`),
+    'Carry out that task now, within your usual rules.',
+    ...(schedule.kind === 'self_paced'
+      ? [
+          'Before you end this turn, call loop_next with the delay until the next pass (60 to 3600 seconds) and a short reason, or loop_stop if the task is done.',
+        ]
+      : []),
+  ].join('\n');
 }

@@ -17,6 +17,7 @@ import type { AgentTool, ToolOutcome, WorkItemLink } from './tools.js';
 import type { Outcome } from '../permissions/permission-service.js';
 import { portHint } from './port-hint.js';
 import { describeReadyCheck } from '../pool/readiness.js';
+import { foregroundSleepRefusal } from './sleep-tool.js';
 
 export const RUN_COMMAND_DESCRIPTION =
   'Run a shell command. A foreground run waits timeout_seconds (default 30 s) and is then moved to the background ' +
@@ -74,6 +75,10 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers, l
       const cwd = args.cwd ?? context.cwd;
       // Without the background option (turned off in the settings) the argument is absent: foreground.
       const background = args.background === true;
+      // A foreground `sleep N` would hold the turn and a shell for nothing: refused before anyone is
+      // asked, with a pointer to the sleep tool. A background one is an ordinary task.
+      const sleepRefused = background ? null : foregroundSleepRefusal(args.command);
+      if (sleepRefused) return sleepRefused;
       // Backgrounding is never a way around approval: both paths pass the gate first.
       if (args.work_item_id !== undefined && !background)
         throw new DroverError(

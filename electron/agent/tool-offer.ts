@@ -3,8 +3,20 @@ import type { AgentTool } from './tools.js';
 
 /** The only process tool left when background work is off: run_command, foreground only. */
 const FOREGROUND_TOOL = 'run_command';
-/** Planning tools touch no process: they stay whatever the background setting. */
-const PLANNING_TOOLS = new Set(['task_create', 'task_update', 'task_list', 'task_get', 'todo_write']);
+/** Tools that start no process (planning, scheduling, sleep): they stay whatever the background setting. */
+const PROCESSLESS_TOOLS = new Set([
+  'task_create',
+  'task_update',
+  'task_list',
+  'task_get',
+  'todo_write',
+  'cron_create',
+  'cron_list',
+  'cron_delete',
+  'loop_next',
+  'loop_stop',
+  'sleep',
+]);
 
 /** run_command's arguments that only mean something in the background. */
 const BACKGROUND_ARGS = {
@@ -20,11 +32,12 @@ const BACKGROUND_ARGS = {
  * the spec (background-tasks.md, "Settings") removes the background option from run_command and
  * does not register the background tools at all: the model is offered run_command (and the planning tools, which touch no process) without
  * `background`, `notify_on_finish`, `ready` and `notify_on_ready`, and a call naming a background tool (or an alias) is unknown.
+ * Scheduling and sleep start no process either, so they stay.
  */
 export function offeredTools(tools: readonly AgentTool[], backgroundEnabled: boolean): readonly AgentTool[] {
   if (backgroundEnabled) return tools;
   return tools
-    .filter((tool) => tool.name === FOREGROUND_TOOL || PLANNING_TOOLS.has(tool.name))
+    .filter((tool) => tool.name === FOREGROUND_TOOL || PROCESSLESS_TOOLS.has(tool.name))
     .map((tool) =>
       tool.name === FOREGROUND_TOOL
         ? {

@@ -29,6 +29,24 @@ export interface ToolContext {
   onTask?: (taskId: string) => void;
   /** The permission gate: every command the model runs is allowed by a rule or by the person. */
   permit: (command: string, cwd: string, background: boolean) => Promise<Outcome>;
+  /**
+   * Shows a line of the call's progress on its transcript row while it runs, as plain text for
+   * the person (never the model's). Written at most once a second; the latest line wins.
+   */
+  progress?: (text: string) => void;
+  /** The person posted a message in this session while the turn runs; absent where nobody can. */
+  personMessage?: PersonMessage;
+}
+
+/** A message from the person arriving during a turn, for a call that waits (sleep) to end early. */
+export interface PersonMessage {
+  /** Aborts when the message is posted (already aborted when it came earlier in the turn). */
+  signal: AbortSignal;
+  /**
+   * Ends the turn once this step's calls have answered, so the turn queued for the message runs
+   * next and the model reads the message in its next request.
+   */
+  yieldTurn: () => void;
 }
 
 export interface ToolOutcome {

@@ -5,6 +5,16 @@ import { visibleCommand } from '../permissions/gate.js';
 /** Streaming text is written to the store and pushed to clients at most this often. */
 export const TEXT_FLUSH_MS = 100;
 
+/** A running call's progress line is written to its row at most this often. */
+export const PROGRESS_FLUSH_MS = 1000;
+
+/** A row's progress line: when it was last written, and the newest one waiting for its turn. */
+interface Progress {
+  writtenAt: number;
+  pending: string | null;
+  timer: NodeJS.Timeout | null;
+}
+
 /** Writes one turn into the transcript: streaming text rows and tool rows, flushed at a calm pace. */
 export class TranscriptWriter {
   readonly #sessions: SessionsService;
@@ -14,6 +24,7 @@ export class TranscriptWriter {
   #text = '';
   #flushTimer: NodeJS.Timeout | null = null;
   readonly #running = new Set<number>();
+  readonly #progress = new Map<number, Progress>();
 
   constructor(sessions: SessionsService, sessionId: string, automated: boolean) {
     this.#sessions = sessions;
@@ -76,6 +87,45 @@ export class TranscriptWriter {
     this.#sessions.update(row.id, { status });
   }
 
+  /**
+   * A running call's progress, shown on its row as plain text until it answers. At most one write
+   * a second: a line coming sooner waits, and a newer one replaces it.
+   */
+  toolProgress(row: Message, text: string): void {
+    if (!this.#running.has(row.id)) return;
+    const progress = this.#progress.get(row.id) ?? { writtenAt: 0, pending: null, timer: null };
+    this.#progress.set(row.id, progress);
+    progress.pending = text;
+    const wait = progress.writtenAt + PROGRESS_FLUSH_MS - Date.now();
+    if (wait <= 0) this.#writeProgress(row.id, progress);
+    else progress.timer ??= setTimeout(() => this.#writeProgress(row.id, progress), wait);
+  }
+
+  #writeProgress(id: number, progress: Progress): void {
+    if (progress.timer) clearTimeout(progress.timer);
+    progress.timer = null;
+    const text = progress.pending;
+    progress.pending = null;
+    if (text === null || !this.#running.has(id)) return;
+    try {
+      this.#sessions.update(id, { display: { kind: 'text', text } });
+    } catch {
+      // The transcript could not be written just now (a full disk); the next line tries again.
+    } finally {
+      // Counted from the end of the write, so clients never get two lines less than a second apart.
+      progress.writtenAt = Date.now();
+    }
+  }
+
+  /** Drops a row's waiting progress line; true when the row showed one. */
+  #endProgress(id: number): boolean {
+    const progress = this.#progress.get(id);
+    if (!progress) return false;
+    if (progress.timer) clearTimeout(progress.timer);
+    this.#progress.delete(id);
+    return progress.writtenAt > 0;
+  }
+
   toolFinished(
     row: Message,
     result: string,
@@ -84,6 +134,7 @@ export class TranscriptWriter {
     display?: ToolDisplay,
   ): void {
     this.#running.delete(row.id);
+    this.#endProgress(row.id);
     // The model's words and the person's are kept side by side; the model's history reads only its own.
     this.#sessions.update(row.id, {
       toolResult: result,
@@ -95,7 +146,9 @@ export class TranscriptWriter {
 
   /** Tool rows still running when a turn ends were cut short. */
   settleRunningTools(status: 'cancelled' | 'error'): void {
-    for (const id of this.#running) this.#sessions.update(id, { status });
+    // A progress line stays only while its call runs: a row cut short shows no "Sleeping…".
+    for (const id of this.#running)
+      this.#sessions.update(id, { status, ...(this.#endProgress(id) ? { display: null } : {}) });
     this.#running.clear();
   }
 

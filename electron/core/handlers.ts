@@ -21,6 +21,8 @@ import type { AgentTool } from '../agent/tools.js';
 import { watchHandlers } from './handlers-watch.js';
 import { workHandlers, type WorkHandlerDeps } from './handlers-work.js';
 import type { Checklists } from '../checklist/checklist.js';
+import { scheduleHandlers } from '../scheduler/schedule-handlers.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
 
 export interface HandlerDeps {
   info: Omit<AppInfo, 'storage'>;
@@ -42,6 +44,8 @@ export interface HandlerDeps {
   portsSupported: boolean;
   work: Pick<WorkHandlerDeps, 'ledger' | 'listOf' | 'watch' | 'changed'>;
   checklists: Checklists;
+  /** The scheduler; throws why it is not available. */
+  scheduling: () => Scheduler;
   /** Shows a file in the OS file manager (the desktop app's shell.showItemInFolder); absent in the headless host. */
   revealFile?: (path: string) => void;
   /** Asks where to save a copy of a file and writes it there; null when cancelled (desktop app only). */
@@ -73,6 +77,11 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       portsSupported: d.portsSupported,
     }),
     ...workHandlers({ ...d.work, checklists: d.checklists, requireSession }),
+    ...scheduleHandlers({
+      scheduler: d.scheduling,
+      requireSession,
+      note: (sessionId, text) => void sessions.append({ sessionId, role: 'system', text }),
+    }),
     appInfo: () => ({ ...d.info, storage: d.storage() }),
     listSessions: () => sessions.list(),
     createSession: ({ title }) => sessions.create(title),
@@ -84,6 +93,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       // Nothing of a deleted session is left running or on disk.
       agent.cancel(id);
       d.permissions.forget(id);
+      forgetSchedules(d.scheduling, id);
       await pool.stopSession(id);
       const deleted = sessions.delete(id);
       outputs.forget(`${id}/`);
@@ -221,4 +231,15 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       return kept.length > 0 ? { removed, kept } : { removed };
     },
   };
+}
+
+/** A deleted session's schedules go with it (nothing to do when scheduling is unavailable). */
+function forgetSchedules(scheduling: () => Scheduler, sessionId: string): void {
+  let scheduler: Scheduler;
+  try {
+    scheduler = scheduling();
+  } catch {
+    return;
+  }
+  scheduler.forgetSession(sessionId);
 }

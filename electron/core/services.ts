@@ -37,6 +37,9 @@ import { PermissionService } from '../permissions/permission-service.js';
 import { MonitorPings } from '../agent/monitor-pings.js';
 import { WORK_LIST_VARIABLE, workTools } from '../agent/work-tools.js';
 import { todoTool } from '../agent/todo-tool.js';
+import { sleepTool } from '../agent/sleep-tool.js';
+import { Scheduling } from '../scheduler/scheduler-service.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
 import { LedgerAccess } from '../work/ledger-access.js';
 import { Checklists } from '../checklist/checklist.js';
 import { ChecklistRepo } from '../store/checklist-repo.js';
@@ -72,6 +75,8 @@ export interface ServicesOptions {
   revealFile?: (path: string) => void;
   /** Asks where to save a copy of a file and writes it (the desktop app's save dialog); the host has none. */
   saveFileCopy?: (source: string, suggestedName: string) => Promise<string | null>;
+  /** The scheduler's clock, and whether it looks for due runs by itself (tests move the clock and call tick). */
+  scheduler?: { clock?: { now(): number }; ticking?: boolean };
 }
 
 /** Every service of one running app, wired once; both composition roots build exactly this. */
@@ -87,6 +92,8 @@ export interface Services extends ServerEndpoint {
   readonly databaseFile: string;
   /** This data folder's random id. */
   readonly instanceId: string;
+  /** Schedules, loops and durable jobs; null when scheduler.sqlite could not be opened. */
+  readonly scheduler: Scheduler | null;
   /** Says where this instance can be reached (without its token), for a second Drover's refusal message. */
   announce(address: string): void;
   /** Ends turns, stops every task, then closes the store. Safe to call twice. */
@@ -246,7 +253,25 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     return { listId, itemId };
   };
   const killTool = createKillTool({ pool, instanceId, ...(unixOs ? { os: unixOs } : {}) });
-  const agent = new AgentService({
+  // Schedules run as automated turns, one at a time with the person's, never while a turn runs.
+  const scheduling: Scheduling = new Scheduling({
+    dataDir: options.dataDir,
+    workingDir: options.workingDir,
+    sqliteBinding: options.sqliteBinding,
+    holder: instanceId,
+    clock: options.scheduler?.clock,
+    ticking: options.scheduler?.ticking,
+    idle: (sessionId): boolean => agent.isIdle(sessionId),
+    sessionExists: (sessionId) => sessions.list().some((session) => session.id === sessionId),
+    submit: (sessionId, text, schedule): Promise<void> =>
+      agent.submit(sessionId, text, { automated: true, schedule }).done,
+    createSession: (title) => sessions.create(title).id,
+    note: (sessionId, text) => void sessions.append({ sessionId, role: 'system', text, automated: true }),
+    changed: (sessionId) => bus.emit('schedulesChanged', { sessionId }),
+    resumeWithoutAsking: () => settings.current.scheduler?.resumeWithoutAsking ?? false,
+    log: warn,
+  });
+  const agent: AgentService = new AgentService({
     permit: (request, signal, onAsk) => permissions.check(request, signal, onAsk),
     sessions,
     bus,
@@ -261,6 +286,8 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
           pool.list(sessionId).filter((row) => row.workItem?.listId === item.listId && row.workItem.itemId === item.id),
       ),
       todoTool(checklists),
+      ...scheduling.tools(),
+      sleepTool(() => settings.current.sleep),
     ],
     backgroundEnabled: () => pool.policy.enabled,
     // The person's edits that closed a plan: the model hears of them at its next turn.
@@ -321,6 +348,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
       changed: workChanged,
     },
     checklists,
+    scheduling: () => scheduling.get(),
     portsSupported: ports !== null,
     ...(options.revealFile ? { revealFile: options.revealFile } : {}),
     ...(options.saveFileCopy ? { saveFileCopy: options.saveFileCopy } : {}),
@@ -342,6 +370,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     disk,
     databaseFile,
     instanceId,
+    scheduler: scheduling.scheduler,
     announce(address) {
       noteOwner({ ...owner, address });
     },
@@ -353,6 +382,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     subscribe: (listener) => bus.subscribe(listener),
     shutdown() {
       closing ??= (async () => {
+        scheduling.scheduler?.stop();
         stopWakes();
         stopSnapshots();
         snapshots.dispose();
@@ -365,6 +395,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
         stopChecklistEvents();
         workWatch.dispose();
         ledger.close();
+        scheduling.close();
         disk.dispose();
         db.close();
         lock.release();

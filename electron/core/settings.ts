@@ -4,6 +4,8 @@ import { DroverError, issuePath } from '../../shared/ipc/errors.js';
 import {
   AGENT_KEYS,
   BACKGROUND_KEYS,
+  SCHEDULER_DEFAULTS,
+  SLEEP_DEFAULTS,
   SettingsSchema,
   type BackgroundKey,
   type InForce,
@@ -112,7 +114,26 @@ export function tunablesInForce(settings: Settings, overrides: Partial<PoolPolic
         ? { value: DEFAULT_MAX_WAKES_PER_SESSION, default: DEFAULT_MAX_WAKES_PER_SESSION, source: 'default' as const }
         : { value: wakes, default: DEFAULT_MAX_WAKES_PER_SESSION, source: 'settings' as const },
   } satisfies Record<(typeof AGENT_KEYS)[number], InForce>;
-  return { background, agent };
+  return {
+    background,
+    agent,
+    sleep: {
+      minSeconds: fileOrDefault(settings.sleep?.minSeconds, SLEEP_DEFAULTS.minSeconds),
+      maxSeconds: fileOrDefault(settings.sleep?.maxSeconds, SLEEP_DEFAULTS.maxSeconds),
+    },
+    scheduler: {
+      resumeWithoutAsking: fileOrDefault(
+        settings.scheduler?.resumeWithoutAsking,
+        SCHEDULER_DEFAULTS.resumeWithoutAsking,
+      ),
+    },
+  };
+}
+
+function fileOrDefault<T extends number | boolean>(stored: T | undefined, fallback: T): InForce {
+  return stored === undefined
+    ? { value: fallback, default: fallback, source: 'default' }
+    : { value: stored, default: fallback, source: 'settings' };
 }
 
 /** A section with some fields changed; null takes a field out (back to its default), and an empty section goes. */
@@ -234,6 +255,8 @@ export class SettingsService {
       commandAllowlist: this.#settings.commandAllowlist ?? [],
       notifications: { enabled: this.#settings.notifications?.enabled ?? true },
       tasks: { passEnvironment: this.#settings.tasks?.passEnvironment ?? [] },
+      sleep: this.#settings.sleep ?? {},
+      scheduler: this.#settings.scheduler ?? {},
       inForce: tunablesInForce(this.#settings, this.#overrides),
       fileProblem: this.#fileProblem,
     };
@@ -263,6 +286,8 @@ export class SettingsService {
     }
     if (change.background) next.background = merged(next.background, change.background);
     if (change.agent) next.agent = merged(next.agent, change.agent);
+    if (change.sleep) next.sleep = merged(next.sleep, change.sleep);
+    if (change.scheduler) next.scheduler = merged(next.scheduler, change.scheduler);
     if (change.commandAllowlist) next.commandAllowlist = change.commandAllowlist;
     if (change.notifications) next.notifications = { ...next.notifications, ...change.notifications };
     if (change.tasks) next.tasks = { ...next.tasks, ...change.tasks };

@@ -368,7 +368,7 @@ export class Scheduler {
       }
     };
     this.#deps.run({ sessionId: target, scheduleId: claimed.id, kind: claimed.kind, label: claimed.label, text }).then(
-      () => done(`ran ${formatLocal(now, this.#deps.timeZone)}`),
+      () => done('ran'),
       (error: unknown) => done(`failed: ${(error as Error).message}`),
     );
   }

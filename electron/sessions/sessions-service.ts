@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { DEFAULT_SESSION_TITLE, cleanTitleText, type Session, type SessionMode } from '../../shared/schemas/session.js';
-import type { Message } from '../../shared/schemas/message.js';
+import type { Message, MessageSchedule } from '../../shared/schemas/message.js';
 import { notFound } from '../../shared/ipc/errors.js';
 import type { DroverContract } from '../../shared/contract.js';
 import type { EventBus } from '../core/event-bus.js';
@@ -101,7 +101,11 @@ export class SessionsService {
   }
 
   /** Adds the person's message; an untitled session takes its title from the first one. */
-  postUserMessage(sessionId: string, text: string, options: { automated?: boolean } = {}): Message {
+  postUserMessage(
+    sessionId: string,
+    text: string,
+    options: { automated?: boolean; schedule?: MessageSchedule } = {},
+  ): Message {
     const session = this.get(sessionId);
     const now = this.#clock.now();
     const message = this.#db.transaction(() => {
@@ -111,6 +115,7 @@ export class SessionsService {
         text,
         now,
         automated: options.automated ?? false,
+        schedule: options.schedule ?? null,
       });
       this.#titleOrTouch(session, text, now);
       return added;

@@ -1,11 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import {
+  MessageScheduleSchema,
   MessageStatusSchema,
   RoleSchema,
   TaskSnapshotSchema,
   ToolDisplaySchema,
   type Message,
+  type MessageSchedule,
   type MessageStatus,
   type Role,
   type TaskSnapshot,
@@ -27,11 +29,12 @@ const MessageRowSchema = z.object({
   task_snapshot: z.string().nullable(),
   status: MessageStatusSchema,
   automated: z.number(),
+  schedule: z.string().nullable(),
   created_at: TimestampSchema,
 });
 
 const COLUMNS =
-  'id, session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, tool_display, task_snapshot, status, automated, created_at';
+  'id, session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, tool_display, task_snapshot, status, automated, schedule, created_at';
 
 /** A damaged JSON column is named, like a damaged row: the transcript never shows a silent gap. */
 function parseJsonColumn<S extends z.ZodType>(schema: S, what: string, raw: string | null): z.output<S> | null {
@@ -69,6 +72,7 @@ function toMessage(row: unknown): Message {
     taskSnapshot: parseJsonColumn(TaskSnapshotSchema, `task snapshot of message ${r.id}`, r.task_snapshot),
     status: r.status,
     automated: r.automated === 1,
+    schedule: parseJsonColumn(MessageScheduleSchema, `schedule of message ${r.id}`, r.schedule),
     createdAt: new Date(r.created_at).toISOString(),
   };
 }
@@ -86,6 +90,7 @@ export interface NewMessage {
   display?: ToolDisplay | null;
   status?: MessageStatus;
   automated?: boolean;
+  schedule?: MessageSchedule | null;
 }
 
 export interface MessagePatch {
@@ -111,8 +116,8 @@ export class MessagesRepo {
     );
     this.#list = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id`);
     this.#insert = db.prepare(
-      `INSERT INTO messages (session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, tool_display, status, automated, created_at)
-       VALUES (@session_id, @role, @text, @task_id, @tool_name, @tool_call_id, @tool_args, @tool_result, @tool_display, @status, @automated, @created_at)`,
+      `INSERT INTO messages (session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, tool_display, status, automated, schedule, created_at)
+       VALUES (@session_id, @role, @text, @task_id, @tool_name, @tool_call_id, @tool_args, @tool_result, @tool_display, @status, @automated, @schedule, @created_at)`,
     );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE id = ?`);
     this.#byTask = db.prepare(
@@ -160,6 +165,7 @@ export class MessagesRepo {
       tool_display: jsonOrNull(message.display ?? null),
       status: message.status ?? 'done',
       automated: message.automated ? 1 : 0,
+      schedule: jsonOrNull(message.schedule ?? null),
       created_at: message.now,
     });
     return toMessage(this.#get.get(lastInsertRowid));
@@ -181,6 +187,6 @@ export class MessagesRepo {
   }
 }
 
-function jsonOrNull(value: TaskSnapshot | ToolDisplay | null): string | null {
+function jsonOrNull(value: TaskSnapshot | ToolDisplay | MessageSchedule | null): string | null {
   return value === null ? null : JSON.stringify(value);
 }

@@ -92,6 +92,14 @@ export const ToolDisplaySchema = z.discriminatedUnion('kind', [
 ]);
 export type ToolDisplay = z.infer<typeof ToolDisplaySchema>;
 
+/** What sent a scheduled message: the schedule's id and kind, and when it runs in words. */
+export const MessageScheduleSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['cron', 'loop', 'self_paced']),
+  label: z.string(),
+});
+export type MessageSchedule = z.infer<typeof MessageScheduleSchema>;
+
 export const MessageSchema = z.object({
   id: z.number().int().positive(),
   sessionId: IdSchema,
@@ -110,8 +118,10 @@ export const MessageSchema = z.object({
   /** The task as the row last showed it, kept once it settles; null before then and in older rows. */
   taskSnapshot: TaskSnapshotSchema.nullable(),
   status: MessageStatusSchema,
-  /** Part of a turn Drover started on its own (a wake-up when a task finished). */
+  /** Part of a turn Drover started on its own (a wake-up when a task finished, a scheduled run). */
   automated: z.boolean(),
+  /** The schedule or loop that sent this message, or null. */
+  schedule: MessageScheduleSchema.nullable(),
   createdAt: TimestampSchema,
 });
 export type Message = z.infer<typeof MessageSchema>;

@@ -55,6 +55,42 @@ export const AgentSettingsSchema = AgentFieldsSchema.partial().strict();
 export type AgentKey = keyof typeof AgentFieldsSchema.shape;
 export const AGENT_KEYS = Object.keys(AgentFieldsSchema.shape) as AgentKey[];
 
+/**
+ * The model's sleep tool. A request shorter than `minSeconds` is raised to it; one longer than
+ * `maxSeconds` sleeps that long and tells the model what remains, so a long wait is a few calls
+ * (-1: no cap per call). Read at every call.
+ */
+export const SLEEP_DEFAULTS = { minSeconds: 5, maxSeconds: 600 } as const;
+export const SLEEP_NO_CAP = -1;
+const SleepFieldsSchema = z.object({
+  minSeconds: z.number().int().min(0).max(3600),
+  maxSeconds: z
+    .number()
+    .int()
+    .min(SLEEP_NO_CAP)
+    .max(86_400)
+    .refine((seconds) => seconds !== 0, 'must be -1 (no cap) or at least 1'),
+});
+export const SleepSettingsSchema = SleepFieldsSchema.partial()
+  .strict()
+  .refine(
+    ({ minSeconds, maxSeconds }) =>
+      minSeconds === undefined || maxSeconds === undefined || maxSeconds === SLEEP_NO_CAP || minSeconds <= maxSeconds,
+    { message: 'must not be above maxSeconds', path: ['minSeconds'] },
+  );
+export type SleepSettings = z.output<typeof SleepSettingsSchema>;
+export type SleepKey = keyof typeof SleepFieldsSchema.shape;
+export const SLEEP_KEYS = Object.keys(SleepFieldsSchema.shape) as SleepKey[];
+
+/**
+ * The scheduler (issue #16). `resumeWithoutAsking`: after a restart, schedules and loops run again
+ * by themselves instead of waiting for the person's word (the resume guard).
+ */
+export const SCHEDULER_DEFAULTS = { resumeWithoutAsking: false } as const;
+const SchedulerFieldsSchema = z.object({ resumeWithoutAsking: z.boolean() });
+export const SchedulerSettingsSchema = SchedulerFieldsSchema.partial().strict();
+export type SchedulerSettings = z.output<typeof SchedulerSettingsSchema>;
+
 /** The schema of one tunable field as settings.json takes it (bounds included), for checks at the page. */
 export function tunableSchema(section: 'background', key: BackgroundKey): z.ZodType;
 export function tunableSchema(section: 'agent', key: AgentKey): z.ZodType;
@@ -113,6 +149,8 @@ export const SettingsSchema = z
     agent: AgentSettingsSchema.optional(),
     tasks: TaskSettingsSchema.optional(),
     host: HostSettingsSchema.optional(),
+    sleep: SleepSettingsSchema.optional(),
+    scheduler: SchedulerSettingsSchema.optional(),
   })
   .strict();
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -146,8 +184,15 @@ export const PublicSettingsSchema = z.object({
   commandAllowlist: z.array(z.string()),
   notifications: z.object({ enabled: z.boolean() }),
   tasks: z.object({ passEnvironment: z.array(z.string()) }),
-  /** Each tunable's value in force, its default and where it comes from (`background` and `agent` hold only the file's). */
-  inForce: z.object({ background: inForceOf(BACKGROUND_KEYS), agent: inForceOf(AGENT_KEYS) }),
+  sleep: SleepFieldsSchema.partial(),
+  scheduler: SchedulerSettingsSchema,
+  /** Each tunable's value in force, its default and where it comes from (the sections above hold only the file's). */
+  inForce: z.object({
+    background: inForceOf(BACKGROUND_KEYS),
+    agent: inForceOf(AGENT_KEYS),
+    sleep: inForceOf(SLEEP_KEYS),
+    scheduler: inForceOf(['resumeWithoutAsking'] as const),
+  }),
   /** Why settings.json was not used at start (the defaults apply; the next save keeps that file aside), or null. */
   fileProblem: z.string().nullable(),
 });
@@ -185,6 +230,8 @@ export const SettingsUpdateSchema = z
     commandAllowlist: CommandAllowlistSchema.optional(),
     notifications: NotificationSettingsSchema.optional(),
     tasks: TaskSettingsSchema.optional(),
+    sleep: resettable(SleepFieldsSchema).optional(),
+    scheduler: resettable(SchedulerFieldsSchema).optional(),
   })
   .strict();
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;

@@ -134,7 +134,45 @@ export const ReadTaskOutputInput = z
 export const StopTaskInput = z.object({ task_id: TaskId }).strict();
 export const ReapTasksInput = z.object({}).strict();
 
+/** The longest single request sleep takes (a day); the per-call cap in the settings is usually far below. */
+export const SLEEP_REQUEST_MAX_SECONDS = 86_400;
+export const SLEEP_REASON_MAX = 200;
+/** A time of day on the 24-hour clock: 0:00 or 00:00 to 23:59. */
+export const TIME_OF_DAY = /^([01]?\d|2[0-3]):([0-5]\d)$/;
+
+export const SleepInput = z
+  .object({
+    seconds: z
+      .number()
+      .int('must be a whole number of seconds')
+      .positive('must be more than 0')
+      .max(SLEEP_REQUEST_MAX_SECONDS, `must be at most ${SLEEP_REQUEST_MAX_SECONDS} (a day)`)
+      .optional()
+      .describe('How long to sleep, in seconds (give this or until, not both)'),
+    until: z
+      .string()
+      .regex(TIME_OF_DAY, 'must be a time of day as HH:MM, from 00:00 to 23:59')
+      .optional()
+      .describe(
+        'Sleep until this local time of day, HH:MM on the 24-hour clock: today if it is still ahead, else tomorrow (give this or seconds, not both)',
+      ),
+    reason: z
+      .string()
+      .trim()
+      .max(SLEEP_REASON_MAX)
+      .optional()
+      .describe('What you are waiting for, in a few words; the person sees it while you sleep'),
+  })
+  .strict()
+  .superRefine((input, context) => {
+    if (input.seconds !== undefined && input.until !== undefined)
+      context.addIssue({ code: 'custom', path: ['until'], message: 'give seconds or until, not both' });
+    else if (input.seconds === undefined && input.until === undefined)
+      context.addIssue({ code: 'custom', path: ['seconds'], message: 'give seconds (how long) or until (HH:MM)' });
+  });
+
 export type RunCommandArgs = z.output<typeof RunCommandInput>;
 export type ReadTaskOutputArgs = z.output<typeof ReadTaskOutputInput>;
 export type MonitorCommandArgs = z.output<typeof MonitorCommandInput>;
 export type MonitorEventsArgs = z.output<typeof MonitorEventsInput>;
+export type SleepArgs = z.output<typeof SleepInput>;

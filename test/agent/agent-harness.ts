@@ -20,13 +20,19 @@ afterEach(async () => {
 
 /** Every tool the model is offered with background work on, sorted. */
 export const ALL_TOOLS = [
+  'cron_create',
+  'cron_delete',
+  'cron_list',
   'kill_shell',
   'list_tasks',
+  'loop_next',
+  'loop_stop',
   'monitor_command',
   'monitor_events',
   'read_task_output',
   'reap_leftovers',
   'run_command',
+  'sleep',
   'stop_task',
   'task_create',
   'task_get',
@@ -39,7 +45,13 @@ export type Kind = 'openai-compatible' | 'anthropic';
 
 export async function setupAgent(
   kind: Kind = 'openai-compatible',
-  options: { streaming?: boolean; policy?: object; maxWakes?: number } = {},
+  options: {
+    streaming?: boolean;
+    policy?: object;
+    maxWakes?: number;
+    /** The scheduler's clock, moved by the test (which then calls services.scheduler.tick()). */
+    scheduler?: { clock: { now(): number } };
+  } = {},
 ) {
   const model: FakeModelServer =
     kind === 'anthropic' ? await startAnthropicServer() : await startOpenAiCompatibleServer();
@@ -52,6 +64,7 @@ export async function setupAgent(
     env: {},
     warn: () => {},
     policy: { stopGraceMs: 500, ...options.policy },
+    ...(options.scheduler ? { scheduler: { clock: options.scheduler.clock, ticking: false } } : {}),
   });
   cleanups.push(async () => {
     await services.shutdown();

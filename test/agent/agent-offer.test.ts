@@ -11,7 +11,7 @@ function offeredProperties(body: { tools: { function: { name: string; parameters
 }
 
 describe('the tools the model is offered follow the background setting', () => {
-  it('background.enabled: false offers run_command without the background option, no task tools, the planning tools', async () => {
+  it('background.enabled: false offers run_command without the background option, no task tools; the planning and scheduling tools and sleep', async () => {
     const { model, call, say } = await setup();
     await call('updateSettings', { background: { enabled: false } });
     model.enqueue(
@@ -20,9 +20,15 @@ describe('the tools the model is offered follow the background setting', () => {
       { text: 'done' },
     );
     await say('run it');
-    // The planning tools touch no process, so they stay.
+    // The planning and scheduling tools and sleep start no process, so they stay.
     expect(model.requests[0]!.tools.sort()).toEqual([
+      'cron_create',
+      'cron_delete',
+      'cron_list',
+      'loop_next',
+      'loop_stop',
       'run_command',
+      'sleep',
       'task_create',
       'task_get',
       'task_list',

@@ -39,6 +39,7 @@ function message(patch: Partial<Message>): Message {
     taskSnapshot: null,
     status: 'done',
     automated: false,
+    schedule: null,
     createdAt: new Date(0).toISOString(),
     ...patch,
   };

@@ -43,7 +43,7 @@ describe('git in tasks: a bare repository planted in a project is never picked u
     open.push(h);
     const started = await h.pool.start({ sessionId: h.sessionId, command: 'git status', cwd: evil });
     const done = await h.pool.waitFor(started.id, 15_000);
-    expect(done.status).toBe('failed');
+    expect(done?.status).toBe('failed');
     expect((await h.pool.output(h.sessionId, started.id)).text).toMatch(/bare repository/);
     expect(existsSync(marker)).toBe(false);
   });

@@ -19,6 +19,19 @@ export function relativeTime(iso: string, now: number): string {
   return date.toLocaleDateString(undefined, sameYear ? { month: 'short', day: 'numeric' } : { dateStyle: 'medium' });
 }
 
+/** How long until a time to come: "now", "in 45 s", "in 12 min", "in 3 h 5 min", "in 2 days". */
+export function untilTime(iso: string, now: number): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return '';
+  const seconds = Math.round((then - now) / 1000);
+  if (seconds <= 0) return 'now';
+  if (seconds < 60) return `in ${seconds} s`;
+  if (seconds < 3600) return `in ${Math.round(seconds / 60)} min`;
+  if (seconds < 86_400) return `in ${durationLabel(Math.round(seconds / 60) * 60)}`;
+  const days = Math.round(seconds / 86_400);
+  return `in ${days} ${days === 1 ? 'day' : 'days'}`;
+}
+
 /** The time of a message: the clock time today, with the date on other days. */
 export function messageTime(iso: string, now: number): string {
   const then = Date.parse(iso);

@@ -29,6 +29,7 @@ function callRow(command: string, patch: Partial<Message> = {}): Message {
     taskSnapshot: null,
     status: 'running',
     automated: false,
+    schedule: null,
     createdAt: '2025-01-01T12:00:00.000Z',
     ...patch,
   };

@@ -2,13 +2,13 @@
 export type Route =
   { name: 'home' } | { name: 'settings' } | { name: 'session'; sessionId: string; panel?: PanelView; taskId?: string };
 
-/** The views of the right-hand panel: background tasks, and the session's work items (issue #15). */
-export type PanelView = 'tasks' | 'work';
+/** The views of the right-hand panel: background tasks, the session's work items (#15), its schedules (#16). */
+export type PanelView = 'tasks' | 'work' | 'schedules';
 
 export const HOME: Route = { name: 'home' };
 export const SETTINGS: Route = { name: 'settings' };
 
-/** `#/settings`, `#/s/<id>`, `#/s/<id>/tasks`, `#/s/<id>/tasks/<taskId>`, `#/s/<id>/work`; anything else is home. */
+/** `#/settings`, `#/s/<id>`, `#/s/<id>/tasks`, `#/s/<id>/tasks/<taskId>`, `#/s/<id>/work`, `#/s/<id>/schedules`; anything else is home. */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').replace(/^\/+/, '').replace(/\/+$/, '');
   const parts = path === '' ? [] : path.split('/').map(decode);
@@ -17,7 +17,8 @@ export function parseRoute(hash: string): Route {
   const [head, sessionId, panel, taskId, ...rest] = parts as string[];
   if (head !== 's' || sessionId === undefined || rest.length > 0) return HOME;
   if (panel === undefined) return { name: 'session', sessionId };
-  if (panel === 'work') return taskId === undefined ? { name: 'session', sessionId, panel } : HOME;
+  if (panel === 'work' || panel === 'schedules')
+    return taskId === undefined ? { name: 'session', sessionId, panel } : HOME;
   if (panel !== 'tasks') return HOME;
   if (taskId === undefined) return { name: 'session', sessionId, panel };
   return { name: 'session', sessionId, panel, taskId };

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../shared/schemas/message.js';
+import { until } from '../helpers.js';
+import { setupAgent } from './agent-harness.js';
+
+const MINUTE = 60_000;
+
+/** A clock the test moves; the scheduler looks only when the test calls tick. */
+function manualClock(start = Date.parse('2026-06-10T10:07:20Z')) {
+  const clock = { time: start, now: () => clock.time };
+  return clock;
+}
+
+describe('scheduling through the fake model', () => {
+  it('/loop 1m runs at once, then again a minute later, each pass fenced as task data and marked automated', async () => {
+    const clock = manualClock();
+    const { model, call, session, services, turnsEnded } = await setupAgent('openai-compatible', {
+      scheduler: { clock },
+    });
+    model.enqueue({ text: 'Checked: the deploy is green.' }, { text: 'Checked again: still green.' });
+    const started = await call<{ schedule: { id: string; cron: string }; confirmation: string }>('startLoop', {
+      sessionId: session.id,
+      args: '1m check the deploy',
+    });
+    expect(started.schedule.cron).toBe('* * * * *');
+    expect(started.confirmation).toMatch(/first pass runs now/);
+    await until(() => turnsEnded() === 1, 'the first pass');
+    const first = model.requests[0]!.transcript;
+    expect(first).toMatch(/Automated: the loop \w{8} \(every minute\) is due/);
+    expect(first).toMatch(
+      /<untrusted-output nonce="[^"]+" source="schedule_\w{8}">\s*check the deploy\s*<\/untrusted-output/,
+    );
+
+    // Not yet: the next pass is at the next minute (plus its late offset, at most 6 s here).
+    clock.time += 20_000;
+    await services.scheduler!.tick();
+    expect(turnsEnded()).toBe(1);
+    clock.time += MINUTE;
+    await services.scheduler!.tick();
+    await until(() => turnsEnded() === 2, 'the second pass');
+    expect(model.requests).toHaveLength(2);
+
+    const scheduled = services.sessions.messages(session.id).filter((message: Message) => message.schedule !== null);
+    expect(scheduled).toHaveLength(2);
+    expect(scheduled[0]).toMatchObject({
+      role: 'user',
+      automated: true,
+      text: 'check the deploy',
+      schedule: { id: started.schedule.id, kind: 'loop', label: 'every minute' },
+    });
+    // The transcript says what /loop started, for the person.
+    expect(services.sessions.messages(session.id)[0]).toMatchObject({ role: 'system', text: started.confirmation });
+  });
+
+  it('a reminder the model sets fires once at its time, then is gone', async () => {
+    const clock = manualClock(Date.parse('2026-06-10T10:07:20'));
+    const { model, say, session, services, call, turnsEnded } = await setupAgent('openai-compatible', {
+      scheduler: { clock },
+    });
+    model.enqueue(
+      {
+        toolCalls: [
+          { name: 'cron_create', args: { cron: '15 10 * * *', prompt: 'Remind me to stretch', recurring: false } },
+        ],
+      },
+      { text: 'I will remind you at 10:15.' },
+      { text: 'Time to stretch!' },
+    );
+    await say('remind me to stretch at 10:15');
+    const answer = model.requests[1]!.transcript;
+    expect(answer).toMatch(
+      /Scheduled \w{8}: cron "15 10 \* \* \*", next run .*10:15\. It runs once and is then deleted\./,
+    );
+    const listed = await call<{ schedules: { id: string }[] }>('listSchedules', { sessionId: session.id });
+    expect(listed.schedules).toHaveLength(1);
+
+    clock.time = Date.parse('2026-06-10T10:14:59');
+    await services.scheduler!.tick();
+    expect(turnsEnded()).toBe(1);
+    clock.time = Date.parse('2026-06-10T10:15:00');
+    await services.scheduler!.tick();
+    await until(() => turnsEnded() === 2, 'the reminder');
+    expect(model.requests[2]!.transcript).toMatch(/Automated: the schedule \w{8} \(once, 15 10 \* \* \*\) is due/);
+    expect(model.requests[2]!.transcript).toContain('Remind me to stretch');
+    expect((await call<{ schedules: unknown[] }>('listSchedules', { sessionId: session.id })).schedules).toEqual([]);
+  });
+
+  it('a self-paced loop: the pass chooses its next check with loop_next, and the next pass runs then', async () => {
+    const clock = manualClock();
+    const { model, call, session, services, turnsEnded } = await setupAgent('openai-compatible', {
+      scheduler: { clock },
+    });
+    model.enqueue(
+      { toolCalls: [{ name: 'loop_next', args: { delay_seconds: 300, reason: 'CI takes five minutes' } }] },
+      { text: 'CI is running; next check in five minutes.' },
+      { toolCalls: [{ name: 'loop_stop', args: { reason: 'CI passed' } }] },
+      { text: 'CI passed; the loop is done.' },
+    );
+    await call('startLoop', { sessionId: session.id, args: 'watch CI' });
+    await until(() => turnsEnded() === 1, 'the first pass');
+    expect(model.requests[0]!.transcript).toMatch(/call loop_next with the delay until the next pass/);
+    expect(model.requests[1]!.transcript).toMatch(/Next check of loop \w{8} in 5m, .*\(CI takes five minutes\)/);
+    clock.time += 5 * MINUTE;
+    await services.scheduler!.tick();
+    await until(() => turnsEnded() === 2, 'the second pass');
+    expect(model.requests[3]!.transcript).toMatch(/Stopped the self-paced loop \w{8}: CI passed\./);
+    expect((await call<{ schedules: unknown[] }>('listSchedules', { sessionId: session.id })).schedules).toEqual([]);
+  });
+
+  it('Esc (stopLoops) ends the loops and says so; nothing runs after', async () => {
+    const clock = manualClock();
+    const { model, call, session, services, turnsEnded } = await setupAgent('openai-compatible', {
+      scheduler: { clock },
+    });
+    model.enqueue({ text: 'pass one' });
+    await call('startLoop', { sessionId: session.id, args: '5m tidy up' });
+    await until(() => turnsEnded() === 1, 'the first pass');
+    const { stopped } = await call<{ stopped: { id: string }[] }>('stopLoops', { sessionId: session.id });
+    expect(stopped).toHaveLength(1);
+    expect(services.sessions.messages(session.id).at(-1)!.text).toMatch(/^Stopped the loop \w{8}\.$/);
+    clock.time += 10 * MINUTE;
+    await services.scheduler!.tick();
+    expect(turnsEnded()).toBe(1);
+  });
+});
