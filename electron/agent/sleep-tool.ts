@@ -89,7 +89,8 @@ export function answerForModel(plan: SleepPlan, ending: Ending, elapsed: number)
   if (plan.raised)
     return `Slept ${sleepDuration(plan.seconds)} (raised from ${sleepDuration(plan.asked)} to the ${sleepDuration(plan.policy.minSeconds)} minimum).`;
   if (plan.remaining > 0) {
-    const again = plan.until !== null ? `until: "${plan.until}"` : `seconds: ${Math.round(plan.remaining)}`;
+    // In seconds even for `until`: a call that lands just after the time would otherwise mean tomorrow.
+    const again = `seconds: ${Math.round(plan.remaining)}`;
     return (
       `Slept ${sleepDuration(plan.seconds)} of ${sleepDuration(plan.asked)} (capped at the ${sleepDuration(plan.policy.maxSeconds)} maximum per call); ` +
       `${sleepDuration(plan.remaining)} remain: call sleep again with ${again} to go on.`
@@ -180,32 +181,39 @@ const SLEEP_UNITS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86
 const SLEEP_ARGUMENT = /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/;
 
 /**
- * How long a command line sleeps before anything else runs: its first command, run in the
- * foreground (not sent off with `&`), when that is `sleep` with literal durations. Null for
- * anything else, or before the shell grammar is loaded.
+ * The longest `sleep` with literal durations a command line waits for in the foreground: in any
+ * statement of its sequence (`make; sleep 30`, `cd x && sleep 30`), a pipeline, a subshell or a
+ * group, but not one sent off with `&`. Null when it waits for none, or before the shell grammar is loaded.
  */
-export function leadingSleepSeconds(command: string): number | null {
-  return parseShell(command, (parsed) => (parsed.hasError ? null : sleepSecondsOf(leadingCommand(parsed.root))));
+export function foregroundSleepSeconds(command: string): number | null {
+  return parseShell(command, (parsed) => {
+    if (parsed.hasError) return null;
+    const seconds = foregroundCommands(parsed.root)
+      .map(sleepSecondsOf)
+      .filter((value): value is number => value !== null);
+    return seconds.length > 0 ? Math.max(...seconds) : null;
+  });
 }
 
-/** The command a line runs first and waits for. */
-function leadingCommand(node: Node | null): Node | null {
-  if (!node) return null;
+/** The simple commands a line runs and waits for (not those sent to the background). */
+function foregroundCommands(node: Node | null): Node[] {
+  if (!node) return [];
   switch (node.type) {
     case 'command':
-      return node;
+      return [node];
     case 'redirected_statement':
-      return leadingCommand(node.childForFieldName('body'));
+      return foregroundCommands(node.childForFieldName('body'));
     case 'list':
-      return leadingCommand(node.namedChildren[0] ?? null);
+    case 'pipeline':
+      return node.namedChildren.flatMap(foregroundCommands);
     case 'program':
     case 'subshell':
-    case 'compound_statement': {
-      const first = node.namedChildren.find((child) => child.type !== 'comment') ?? null;
-      return first && first.nextSibling?.type !== '&' ? leadingCommand(first) : null;
-    }
+    case 'compound_statement':
+      return node.namedChildren
+        .filter((child) => child.type !== 'comment' && child.nextSibling?.type !== '&')
+        .flatMap(foregroundCommands);
     default:
-      return null;
+      return [];
   }
 }
 
@@ -250,7 +258,7 @@ function durationOf(word: string | null): number | null {
  * nobody asked, and the model pointed to the sleep tool. Null when the line may run.
  */
 export function foregroundSleepRefusal(command: string): ToolOutcome | null {
-  const seconds = leadingSleepSeconds(command);
+  const seconds = foregroundSleepSeconds(command);
   if (seconds === null || seconds < FOREGROUND_SLEEP_LIMIT_SECONDS) return null;
   const call = Number.isFinite(seconds)
     ? `sleep with seconds: ${Math.min(Math.ceil(seconds), SLEEP_REQUEST_MAX_SECONDS)} and a short reason`

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
 
 /** The file that replaces the default task: in the project, else in Drover's data folder. */
 export const LOOP_FILE = 'loop.md';
@@ -24,16 +24,24 @@ export const DEFAULT_LOOP_TASK = [
  */
 export function readDefaultTask(projectDir: string, userDir: string): string {
   for (const dir of [projectDir, userDir]) {
-    const text = readLoopFile(join(dir, LOOP_FILE));
+    const text = readLoopFile(dir);
     if (text !== null) return text;
   }
   return DEFAULT_LOOP_TASK;
 }
 
-function readLoopFile(path: string): string | null {
+/**
+ * loop.md in `dir`, read only where it really lies inside `dir`: a link out of the folder (a cloned
+ * project's loop.md pointing at ~/.aws/credentials) would hand that file to the model.
+ */
+function readLoopFile(dir: string): string | null {
+  const path = join(dir, LOOP_FILE);
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    const real = realpathSync(path);
+    const inside = relative(realpathSync(dir), real);
+    if (inside.startsWith('..') || isAbsolute(inside)) return null;
+    bytes = readFileSync(real);
   } catch {
     return null;
   }

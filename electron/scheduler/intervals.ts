@@ -8,11 +8,9 @@
 export const SECONDS_PER_UNIT = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 export type IntervalUnit = keyof typeof SECONDS_PER_UNIT;
 
-/** Minute steps that divide an hour, hour steps that divide a day. */
-const MINUTE_STEPS = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30];
-const HOUR_STEPS = [1, 2, 3, 4, 6, 8, 12];
-/** Day-of-month steps run up to a month; longer asks for monthly. */
-const LONGEST_DAY_STEP = 31;
+/** Minute steps that divide an hour, hour steps that divide a day (60 and 24 move up a unit). */
+const MINUTE_STEPS = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60];
+const HOUR_STEPS = [1, 2, 3, 4, 6, 8, 12, 24];
 
 export interface Cadence {
   /** The five-field schedule. */
@@ -46,21 +44,30 @@ const UNIT_WORDS: Record<string, IntervalUnit> = {
   days: 'd',
 };
 
-/** "5m", "90s", "2h", "1d", also "5 minutes"; null when it is not an interval. */
+/** "5m", "90s", "1.5h", "2h", "1d", also "5 minutes"; null when it is not an interval. */
 export function parseInterval(text: string): { amount: number; unit: IntervalUnit } | null {
-  const match = /^(\d{1,6})\s*([a-z]+)$/i.exec(text.trim());
+  const match = /^(\d{1,6}(?:\.\d{1,3})?)\s*([a-z]+)$/i.exec(text.trim());
   if (!match) return null;
   const unit = UNIT_WORDS[match[2]!.toLowerCase()];
   const amount = Number(match[1]);
   return unit && amount > 0 ? { amount, unit } : null;
 }
 
+/** Words that start like an interval ("0m", "1,5h", "5x"), so a typo is refused rather than taken as the task. */
+function looksLikeInterval(text: string): boolean {
+  return /^\d/.test(text.trim());
+}
+
+/** A loop lives 7 days: an interval longer than that would never come round. */
+export const LONGEST_INTERVAL_SECONDS = 7 * 86_400;
+
 function plural(count: number, word: string): string {
   return count === 1 ? `every ${word}` : `every ${count} ${word}s`;
 }
 
+/** The step closest to `wanted`; on a tie, the longer one (fewer model calls). */
 function closest(steps: readonly number[], wanted: number): number {
-  return steps.reduce((best, step) => (Math.abs(step - wanted) < Math.abs(best - wanted) ? step : best));
+  return steps.reduce((best, step) => (Math.abs(step - wanted) <= Math.abs(best - wanted) ? step : best));
 }
 
 /**
@@ -69,38 +76,42 @@ function closest(steps: readonly number[], wanted: number): number {
  */
 export function cadenceFor(amount: number, unit: IntervalUnit, anchor: Date): Cadence {
   const asked = amount * SECONDS_PER_UNIT[unit];
-  const minutes = Math.max(1, Math.ceil(asked / 60));
+  let minutes = Math.max(1, Math.ceil(asked / 60));
   const notes: string[] = [];
   if (asked % 60 !== 0) notes.push(`cron counts whole minutes, so ${amount}${unit} became ${minutes}m`);
   const minute = anchor.getMinutes();
   const hour = anchor.getHours();
 
   if (minutes < 60) {
-    const step = MINUTE_STEPS.includes(minutes) ? minutes : closest(MINUTE_STEPS, minutes);
+    const step = closest(MINUTE_STEPS, minutes);
     if (step !== minutes)
-      notes.push(`${minutes} minutes does not divide an hour evenly; the closest that does is ${step}`);
-    return done(step === 1 ? '* * * * *' : `*/${step} * * * *`, plural(step, 'minute'), step * 60, notes);
+      notes.push(
+        `${minutes} minutes does not divide an hour evenly; the closest that does is ${step === 60 ? 'an hour' : step}`,
+      );
+    if (step < 60)
+      return done(step === 1 ? '* * * * *' : `*/${step} * * * *`, plural(step, 'minute'), step * 60, notes);
+    minutes = 60;
   }
   if (minutes < 24 * 60) {
     const hours = Math.round(minutes / 60);
     if (hours * 60 !== minutes) notes.push(`${minutes} minutes is not a whole number of hours; rounded to ${hours}h`);
-    if (hours < 24) {
-      const step = HOUR_STEPS.includes(hours) ? hours : closest(HOUR_STEPS, hours);
-      if (step !== hours) notes.push(`${hours} hours does not divide a day evenly; the closest that does is ${step}`);
-      return done(`${minute} ${step === 1 ? '*' : `*/${step}`} * * *`, plural(step, 'hour'), step * 3600, notes);
-    }
+    const step = closest(HOUR_STEPS, hours);
+    if (step !== hours)
+      notes.push(
+        `${hours} hours does not divide a day evenly; the closest that does is ${step === 24 ? 'a day' : step}`,
+      );
+    // From the starting hour: a 2-hour loop begun at 13:27 runs at 15:27, not 14:27.
+    if (step < 24)
+      return done(
+        `${minute} ${step === 1 ? '*' : `${hour % step}-23/${step}`} * * *`,
+        plural(step, 'hour'),
+        step * 3600,
+        notes,
+      );
+    minutes = 24 * 60;
   }
   const days = Math.max(1, Math.round(minutes / (24 * 60)));
   if (days * 24 * 60 !== minutes) notes.push(`${minutes} minutes is not a whole number of days; rounded to ${days}d`);
-  if (days > LONGEST_DAY_STEP) {
-    notes.push(`cron's day steps stop at a month, so ${days} days became once a month`);
-    return done(
-      `${minute} ${hour} ${anchor.getDate() > 28 ? 28 : anchor.getDate()} * *`,
-      'every month',
-      30 * 86_400,
-      notes,
-    );
-  }
   const label = days === 1 ? 'every day' : `every ${days} days (counted from the 1st of each month)`;
   return done(`${minute} ${hour} ${days === 1 ? '*' : `*/${days}`} * *`, label, days * 86_400, notes);
 }
@@ -109,25 +120,42 @@ function done(cron: string, label: string, seconds: number, notes: string[]): Ca
   return { cron, label, seconds, normalised: notes.length > 0 ? `${notes.join('; ')}: runs ${label}` : null };
 }
 
-/** What a `/loop` line asks for. */
+/** What a `/loop` line asks for, or why it cannot be read. */
 export type LoopRequest =
   | { kind: 'fixed'; amount: number; unit: IntervalUnit; task: string | null }
-  | { kind: 'self-paced'; task: string | null };
+  | { kind: 'self-paced'; task: string | null }
+  | { kind: 'invalid'; reason: string };
+
+const USAGE = 'write it as 5m, 2h or 1d (s, m, h or d), as in "/loop 5m check the deploy"';
+
+function fixed(interval: { amount: number; unit: IntervalUnit }, task: string): LoopRequest {
+  if (interval.amount * SECONDS_PER_UNIT[interval.unit] > LONGEST_INTERVAL_SECONDS)
+    return {
+      kind: 'invalid',
+      reason: `${interval.amount}${interval.unit} is longer than a loop lives (7 days); use a reminder (ask the agent) or a shorter interval`,
+    };
+  return { kind: 'fixed', ...interval, task: task.trim() || null };
+}
 
 /**
- * The words after `/loop`: a leading interval ("5m check the deploy"), a trailing "every …"
- * clause ("check the deploy every 2h"), or none (a self-paced loop). No task means the default task.
+ * The words after `/loop`: a leading interval ("5m check the deploy", "5 minutes check"), a trailing
+ * "every …" clause ("check the deploy every 2h"), or none (a self-paced loop). No task means the
+ * default task. Words that start like an interval but are not one ("0m", "5x") are refused, never
+ * taken as the task of a self-paced loop.
  */
 export function parseLoop(args: string): LoopRequest {
   const text = args.trim();
-  const [first, ...rest] = text.split(/\s+/);
-  const leading = first ? parseInterval(first) : null;
-  if (leading) return { kind: 'fixed', ...leading, task: rest.join(' ').trim() || null };
-  const trailing = /^(.*?)[\s,]*\bevery\s+(\d{1,6}\s*[a-z]+|[a-z]+)\s*\.?$/i.exec(text);
+  const words = text.split(/\s+/);
+  const [first = '', second = ''] = words;
+  const leading = parseInterval(first) ?? (/^\d+(\.\d+)?$/.test(first) ? parseInterval(`${first} ${second}`) : null);
+  if (leading) return fixed(leading, words.slice(parseInterval(first) ? 1 : 2).join(' '));
+  if (looksLikeInterval(first)) return { kind: 'invalid', reason: `"${first}" is not an interval: ${USAGE}` };
+  const trailing = /^(.*?)[\s,]*\bevery\s+(\S+(?:\s+[a-z]+)?)\s*\.?$/i.exec(text);
   if (trailing) {
     const clause = trailing[2]!;
     const interval = parseInterval(/^\d/.test(clause) ? clause : `1 ${clause}`);
-    if (interval) return { kind: 'fixed', ...interval, task: trailing[1]!.trim() || null };
+    if (interval) return fixed(interval, trailing[1]!);
+    if (looksLikeInterval(clause)) return { kind: 'invalid', reason: `"every ${clause}" is not an interval: ${USAGE}` };
   }
   return { kind: 'self-paced', task: text || null };
 }

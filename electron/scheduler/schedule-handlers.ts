@@ -29,13 +29,7 @@ export interface ScheduleHandlerDeps {
 export function scheduleHandlers(d: ScheduleHandlerDeps): ScheduleHandlers {
   const withHeld = (sessionId: string | null) => {
     const schedules = d.scheduler().list(sessionId);
-    return {
-      schedules,
-      held: d
-        .scheduler()
-        .held()
-        .some((entry) => entry.sessionId === sessionId),
-    };
+    return { schedules, held: d.scheduler().isHeld(sessionId) };
   };
   return {
     listSchedules: ({ sessionId }) => {

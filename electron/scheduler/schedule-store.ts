@@ -162,7 +162,7 @@ export type NewSchedule = Omit<
   | 'leaseUntil'
   | 'needsConfirmation'
 > &
-  Partial<Pick<StoredSchedule, 'needsConfirmation'>>;
+  Partial<Pick<StoredSchedule, 'needsConfirmation' | 'paused' | 'runSessionId'>>;
 
 /**
  * scheduler.sqlite: every schedule, the conversation's and the machine's. Several processes may
@@ -195,10 +195,13 @@ export class ScheduleStore {
     this.#due = db.prepare(
       'SELECT * FROM schedules WHERE next_fire_at IS NOT NULL AND next_fire_at <= ? AND paused = 0 AND needs_confirmation = 0 ORDER BY next_fire_at, id',
     );
-    this.#count = db.prepare('SELECT count(*) AS n FROM schedules WHERE session_id = ?');
+    // A durable job counts against the conversation that made it.
+    this.#count = db.prepare(
+      'SELECT count(*) AS n FROM schedules WHERE session_id = @s OR (durable = 1 AND run_session_id = @s)',
+    );
     this.#insert = db.prepare(`INSERT INTO schedules
-      (id, session_id, kind, cron, prompt, label, recurring, durable, created_at, expires_at, next_fire_at, jitter_ms, final_fire, needs_confirmation)
-      VALUES (@id, @session_id, @kind, @cron, @prompt, @label, @recurring, @durable, @created_at, @expires_at, @next_fire_at, @jitter_ms, @final_fire, @needs_confirmation)`);
+      (id, session_id, kind, cron, prompt, label, recurring, durable, created_at, expires_at, next_fire_at, jitter_ms, final_fire, needs_confirmation, paused, run_session_id)
+      VALUES (@id, @session_id, @kind, @cron, @prompt, @label, @recurring, @durable, @created_at, @expires_at, @next_fire_at, @jitter_ms, @final_fire, @needs_confirmation, @paused, @run_session_id)`);
     this.#delete = db.prepare('DELETE FROM schedules WHERE id = ?');
     this.#deleteSession = db.prepare('DELETE FROM schedules WHERE session_id = ?');
     // A run is claimed once: only while it is still due at the time this process saw, and nobody else holds it.
@@ -237,14 +240,15 @@ export class ScheduleStore {
   }
 
   count(sessionId: string): number {
-    return (this.#count.get(sessionId) as { n: number }).n;
+    return (this.#count.get({ s: sessionId }) as { n: number }).n;
   }
 
-  /** Adds a schedule if the conversation has room for it (counted in the same transaction). */
+  /** Adds a schedule if the conversation that makes it has room (counted in the same transaction). */
   insert(schedule: NewSchedule, limit: number): boolean {
+    const owner = schedule.sessionId ?? schedule.runSessionId ?? null;
     return this.#db
       .transaction(() => {
-        if (schedule.sessionId !== null && this.count(schedule.sessionId) >= limit) return false;
+        if (owner !== null && this.count(owner) >= limit) return false;
         this.#insert.run({
           id: schedule.id,
           session_id: schedule.sessionId,
@@ -260,6 +264,8 @@ export class ScheduleStore {
           jitter_ms: schedule.jitterMs,
           final_fire: schedule.finalFire ? 1 : 0,
           needs_confirmation: schedule.needsConfirmation ? 1 : 0,
+          paused: schedule.paused ? 1 : 0,
+          run_session_id: schedule.runSessionId ?? null,
         });
         return true;
       })

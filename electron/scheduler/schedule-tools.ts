@@ -39,15 +39,18 @@ export function scheduleTools(scheduler: () => Scheduler, timeZone?: string): Ag
       'conversation. For a loop the person wants now and then again, they type /loop.',
     input: CronCreateInput,
     async execute(args: z.output<typeof CronCreateInput>, context) {
-      const made = publicSchedule(scheduler().create(context.sessionId, args));
+      const stored = scheduler().create(context.sessionId, args);
+      const made = publicSchedule(stored);
       const early =
-        !made.recurring && /^(0|30) /.test(made.cron ?? '')
+        !made.recurring && stored.jitterMs < 0
           ? ' Set for :00 or :30, it may run up to 90 s early; pick another minute if the exact time matters.'
           : '';
       const lifetime = made.recurring
         ? ` It expires ${when(made.expiresAt)}, after one final run then.`
         : ' It runs once and is then deleted.';
-      const durable = made.durable ? ' It is durable: it runs on this machine even without this conversation.' : '';
+      const durable = made.durable
+        ? ' It is durable (machine-level), so it waits, paused, until the person turns it on in the Schedules panel; tell them so.'
+        : '';
       const text = `Scheduled ${made.id}: cron "${made.cron}", next run ${when(made.nextFireAt)}.${lifetime}${early}${durable}`;
       return { text, display: { kind: 'text', text } };
     },

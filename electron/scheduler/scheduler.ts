@@ -71,8 +71,11 @@ export interface HeldSchedules {
  */
 export class Scheduler {
   readonly #deps: SchedulerDeps;
-  /** Conversations (and, as null, the durable jobs) whose schedules wait for the person after a restart. */
-  readonly #held = new Set<string | null>();
+  /**
+   * The schedules a restart found, waiting for the person's word (the resume guard), by id: only
+   * those; a loop or schedule made after the start runs as usual.
+   */
+  readonly #held = new Map<string, string | null>();
   readonly #running = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
   #ticking = false;
@@ -83,17 +86,22 @@ export class Scheduler {
 
   /** Takes up what the last run left: drops what ended while closed, holds the rest, starts ticking. */
   start(): void {
-    const now = this.#now();
-    const changed = new Set<string | null>();
-    for (const schedule of this.#deps.store.all()) {
-      const owner = schedule.sessionId;
-      const outcome = this.#resume(schedule, now);
-      if (outcome !== 'kept') changed.add(owner);
-      if (outcome !== 'deleted' && !this.#deps.resumeWithoutAsking()) this.#held.add(owner);
-    }
-    for (const owner of changed) this.#deps.changed(owner);
+    // Ticking first: a schedule that cannot be taken up must not stop the others from running.
     this.#timer = setInterval(() => void this.tick(), TICK_MS);
     this.#timer.unref();
+    const now = this.#now();
+    const changed = new Set<string | null>();
+    const ask = !this.#deps.resumeWithoutAsking();
+    for (const schedule of this.#deps.store.all()) {
+      try {
+        const outcome = this.#resume(schedule, now);
+        if (outcome !== 'kept') changed.add(schedule.sessionId);
+        if (outcome !== 'deleted' && ask) this.#held.set(schedule.id, schedule.sessionId);
+      } catch (error) {
+        this.#deps.log?.(`schedule ${schedule.id} could not be taken up: ${(error as Error).message}`);
+      }
+    }
+    for (const owner of changed) this.#deps.changed(owner);
   }
 
   stop(): void {
@@ -103,44 +111,49 @@ export class Scheduler {
 
   /** What waits for the person's word after the restart (empty once they answered). */
   held(): HeldSchedules[] {
-    return [...this.#held].map((sessionId) => ({
-      sessionId,
-      schedules: (sessionId === null ? this.#deps.store.durable() : this.#deps.store.forSession(sessionId)).map(
-        (schedule) => publicSchedule(schedule, true),
-      ),
-    }));
+    const owners = new Set(this.#held.values());
+    return [...owners]
+      .map((sessionId) => ({ sessionId, schedules: this.#heldOf(sessionId).map((s) => publicSchedule(s, true)) }))
+      .filter((entry) => entry.schedules.length > 0);
+  }
+
+  /** Whether some of a session's schedules (or, null, durable jobs) wait for the person's word. */
+  isHeld(sessionId: string | null): boolean {
+    return this.#heldOf(sessionId).length > 0;
   }
 
   /** The resume guard's answers: run them again, or pause them all (they stay, paused). */
   resumeHeld(sessionId: string | null): Schedule[] {
-    this.#held.delete(sessionId);
     const now = this.#now();
-    for (const schedule of this.#owned(sessionId))
-      if (!schedule.paused && schedule.nextFireAt !== null && schedule.nextFireAt < now && schedule.recurring) {
-        // One run for the window missed while waiting, never a burst: it is due now.
+    for (const schedule of this.#heldOf(sessionId)) {
+      this.#held.delete(schedule.id);
+      // One run for the window missed while waiting, never a burst: it is due now. A missed
+      // durable one-off still waits for its own "Run now".
+      if (!schedule.paused && schedule.nextFireAt !== null && schedule.nextFireAt < now && schedule.recurring)
         this.#deps.store.update(schedule.id, { nextFireAt: now });
-      }
+    }
     this.#deps.changed(sessionId);
     return this.list(sessionId);
   }
 
   pauseHeld(sessionId: string | null): Schedule[] {
-    for (const schedule of this.#owned(sessionId)) this.#deps.store.update(schedule.id, { paused: true });
-    this.#held.delete(sessionId);
+    for (const schedule of this.#heldOf(sessionId)) {
+      this.#deps.store.update(schedule.id, { paused: true });
+      this.#held.delete(schedule.id);
+    }
     this.#deps.changed(sessionId);
     return this.list(sessionId);
   }
 
   /** A session's schedules and loops, or (null) the durable jobs. */
   list(sessionId: string | null): Schedule[] {
-    const held = this.#held.has(sessionId);
-    return this.#owned(sessionId).map((schedule) => publicSchedule(schedule, held));
+    return this.#owned(sessionId).map((schedule) => publicSchedule(schedule, this.#held.has(schedule.id)));
   }
 
   get(id: string): Schedule {
     const schedule = this.#deps.store.get(id);
     if (!schedule) throw new DroverError('not_found', `No schedule "${id}"`, { path: 'id' });
-    return publicSchedule(schedule, this.#held.has(schedule.sessionId));
+    return publicSchedule(schedule, this.#held.has(id));
   }
 
   /**
@@ -166,6 +179,9 @@ export class Scheduler {
     const jitterMs = input.recurring
       ? lateOffsetMs(id, cronIntervalMs(cron, now, this.#deps.timeZone))
       : -earlyOffsetMs(id, new Date(base), this.#deps.timeZone);
+    const expiresAt = input.recurring ? now + RECURRING_LIFETIME_MS : null;
+    // Never before it was made; a first match beyond the lifetime is the final run, at the expiry.
+    const first = this.#capped(Math.max(now, base + jitterMs), expiresAt);
     return this.#insert({
       id,
       sessionId: input.durable ? null : sessionId,
@@ -176,11 +192,12 @@ export class Scheduler {
       recurring: input.recurring,
       durable: input.durable,
       createdAt: now,
-      expiresAt: input.recurring ? now + RECURRING_LIFETIME_MS : null,
-      nextFireAt: this.#capped(base + jitterMs, input.recurring ? now + RECURRING_LIFETIME_MS : null).at,
+      expiresAt,
+      nextFireAt: first.at,
       jitterMs,
-      finalFire: false,
-      ...(input.durable ? { runSessionId: sessionId } : {}),
+      finalFire: first.final,
+      // A machine-level job outlives the conversation: it waits, paused, until the person turns it on.
+      ...(input.durable ? { runSessionId: sessionId, paused: true } : {}),
     });
   }
 
@@ -190,6 +207,7 @@ export class Scheduler {
    */
   startLoop(sessionId: string, args: string): { schedule: StoredSchedule; confirmation: string } {
     const request = parseLoop(args);
+    if (request.kind === 'invalid') throw new DroverError('invalid_input', request.reason, { path: 'args' });
     const now = this.#now();
     const id = this.#newId();
     const expiresAt = now + RECURRING_LIFETIME_MS;
@@ -304,6 +322,7 @@ export class Scheduler {
     if (!paused && schedule.nextFireAt !== null && schedule.nextFireAt < this.#now() && schedule.recurring)
       patch.nextFireAt = this.#nextAfter(schedule, this.#now());
     this.#deps.store.update(id, patch);
+    this.#held.delete(id);
     this.#deps.changed(schedule.sessionId);
     return this.get(id);
   }
@@ -313,13 +332,15 @@ export class Scheduler {
     const schedule = this.#deps.store.get(id);
     if (!schedule) throw new DroverError('not_found', `No schedule "${id}"`, { path: 'id' });
     this.#deps.store.update(id, { nextFireAt: this.#now(), needsConfirmation: false, paused: false });
+    // The person's own act answers the resume guard for this one.
+    this.#held.delete(id);
     this.#deps.changed(schedule.sessionId);
     return this.get(id);
   }
 
   /** A deleted conversation's schedules go with it. */
   forgetSession(sessionId: string): void {
-    this.#held.delete(sessionId);
+    for (const [id, owner] of this.#held) if (owner === sessionId) this.#held.delete(id);
     if (this.#deps.store.deleteSession(sessionId) > 0) this.#deps.changed(sessionId);
   }
 
@@ -330,8 +351,13 @@ export class Scheduler {
     try {
       const now = this.#now();
       for (const schedule of this.#deps.store.due(now)) {
-        if (this.#held.has(schedule.sessionId) || this.#running.has(schedule.id)) continue;
-        this.#fire(schedule, now);
+        if (this.#held.has(schedule.id) || this.#running.has(schedule.id)) continue;
+        try {
+          this.#fire(schedule, now);
+        } catch (error) {
+          // One schedule that cannot run never keeps the others from theirs.
+          this.#deps.log?.(`schedule ${schedule.id} could not run: ${(error as Error).message}`);
+        }
       }
     } catch (error) {
       this.#deps.log?.(`the scheduler could not look for due runs: ${(error as Error).message}`);
@@ -367,7 +393,20 @@ export class Scheduler {
         this.#deps.log?.(`schedule ${claimed.id}: ${(error as Error).message}`);
       }
     };
-    this.#deps.run({ sessionId: target, scheduleId: claimed.id, kind: claimed.kind, label: claimed.label, text }).then(
+    let running: Promise<void>;
+    try {
+      running = this.#deps.run({
+        sessionId: target,
+        scheduleId: claimed.id,
+        kind: claimed.kind,
+        label: claimed.label,
+        text,
+      });
+    } catch (error) {
+      // Refused before it started (the transcript could not be written): the lease and the loop go on.
+      running = Promise.reject(error as Error);
+    }
+    running.then(
       () => done('ran'),
       (error: unknown) => done(`failed: ${(error as Error).message}`),
     );
@@ -381,15 +420,22 @@ export class Scheduler {
       return { ...ran, nextFireAt: null, nextReason: null };
     }
     if (!schedule.recurring || schedule.finalFire) return 'delete';
+    // Past its lifetime already (it waited for a turn or the person): this run was the final one.
+    if (schedule.expiresAt !== null && now >= schedule.expiresAt) return 'delete';
     const next = this.#capped(this.#nextAfter(schedule, now), schedule.expiresAt);
     return { ...ran, nextFireAt: next.at, finalFire: next.final };
   }
 
-  /** The next run of a recurring schedule after one at `now`: from the cron time it stood for, never a missed one. */
+  /**
+   * The next run of a recurring schedule after one at `now`: the first cron time after both the one
+   * it stood for and now, so a late run never brings a missed one back, and a run that was no cron
+   * time (a loop's first pass, Run now, a resume) is not followed by one moments later. A
+   * self-paced loop has no cron: its next check is now.
+   */
   #nextAfter(schedule: StoredSchedule, now: number): number {
+    if (schedule.cron === null) return now;
     const stoodFor = (schedule.nextFireAt ?? now) - schedule.jitterMs;
-    const from = Math.max(stoodFor, now - schedule.jitterMs);
-    const base = nextCronTime(schedule.cron!, from, this.#deps.timeZone);
+    const base = nextCronTime(schedule.cron, Math.max(stoodFor, now), this.#deps.timeZone);
     return (base ?? Number.MAX_SAFE_INTEGER) + schedule.jitterMs;
   }
 
@@ -457,14 +503,13 @@ export class Scheduler {
     return 'changed';
   }
 
-  #insert(schedule: NewSchedule & { runSessionId?: string }): StoredSchedule {
-    const { runSessionId, ...row } = schedule;
+  #insert(row: NewSchedule): StoredSchedule {
     if (!this.#deps.store.insert(row, MAX_SCHEDULES_PER_SESSION))
       throw new DroverError(
         'conflict',
         `This conversation already has ${MAX_SCHEDULES_PER_SESSION} schedules, the most it may hold; delete one (cron_delete) first.`,
       );
-    const stored = runSessionId ? this.#deps.store.update(row.id, { runSessionId })! : this.#deps.store.get(row.id)!;
+    const stored = this.#deps.store.get(row.id)!;
     this.#deps.changed(row.sessionId);
     return stored;
   }
@@ -484,6 +529,11 @@ export class Scheduler {
         'No self-paced loop runs in this conversation. One starts only when the person types /loop without an interval.',
       );
     return loop;
+  }
+
+  /** The owner's schedules that wait for the person's word. */
+  #heldOf(sessionId: string | null): StoredSchedule[] {
+    return this.#owned(sessionId).filter((schedule) => this.#held.has(schedule.id));
   }
 
   #owned(sessionId: string | null): StoredSchedule[] {

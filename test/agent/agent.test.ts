@@ -123,8 +123,8 @@ describe('the agent against a fake model server', () => {
 
   it('cancelling a turn ends its foreground command and says why', async () => {
     const { model, services, session, call, messages } = await setup();
-    // Not a bare `sleep 30`: run_command refuses a foreground sleep at the start of a line (sleep tool).
-    model.enqueue({ toolCalls: [{ name: 'run_command', args: { command: 'echo started; sleep 30' } }] });
+    // Not a shell sleep: run_command refuses a foreground sleep of 2 s or more (the sleep tool is for that).
+    model.enqueue({ toolCalls: [{ name: 'run_command', args: { command: 'echo started; timeout 30 cat' } }] });
     await call('postMessage', { sessionId: session.id, text: 'run it in the foreground' });
     await until(() => services.pool.list(session.id).some((t) => t.running), 'the command to start');
     // The tool row follows the task while the call is still waiting on it.

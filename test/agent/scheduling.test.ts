@@ -26,7 +26,7 @@ describe('scheduling through the fake model', () => {
     expect(started.confirmation).toMatch(/first pass runs now/);
     await until(() => turnsEnded() === 1, 'the first pass');
     const first = model.requests[0]!.transcript;
-    expect(first).toMatch(/Automated: the loop \w{8} \(every minute\) is due/);
+    expect(first).toMatch(/Automated: the loop \w{8} \(every minute\), which the person started with \/loop, is due/);
     expect(first).toMatch(
       /<untrusted-output nonce="[^"]+" source="schedule_\w{8}">\s*check the deploy\s*<\/untrusted-output/,
     );
@@ -39,6 +39,10 @@ describe('scheduling through the fake model', () => {
     await services.scheduler!.tick();
     await until(() => turnsEnded() === 2, 'the second pass');
     expect(model.requests).toHaveLength(2);
+    // The first pass reads the same in the second request: its fence is stable, so a prompt cache holds.
+    const fenceOf = (transcript: string) =>
+      /<untrusted-output nonce="[^"]+" source="schedule_\w{8}">/.exec(transcript)![0];
+    expect(fenceOf(model.requests[1]!.transcript)).toBe(fenceOf(first));
 
     const scheduled = services.sessions.messages(session.id).filter((message: Message) => message.schedule !== null);
     expect(scheduled).toHaveLength(2);
@@ -80,7 +84,9 @@ describe('scheduling through the fake model', () => {
     clock.time = Date.parse('2026-06-10T10:15:00');
     await services.scheduler!.tick();
     await until(() => turnsEnded() === 2, 'the reminder');
-    expect(model.requests[2]!.transcript).toMatch(/Automated: the schedule \w{8} \(once, 15 10 \* \* \*\) is due/);
+    expect(model.requests[2]!.transcript).toMatch(
+      /Automated: the schedule \w{8} \(once, 15 10 \* \* \*\), which you made earlier with cron_create, is due/,
+    );
     expect(model.requests[2]!.transcript).toContain('Remind me to stretch');
     expect((await call<{ schedules: unknown[] }>('listSchedules', { sessionId: session.id })).schedules).toEqual([]);
   });

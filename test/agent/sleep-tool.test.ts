@@ -5,7 +5,7 @@ import {
   answerForModel,
   answerForPerson,
   foregroundSleepRefusal,
-  leadingSleepSeconds,
+  foregroundSleepSeconds,
   planSleep,
   secondsUntil,
   sleepDuration,
@@ -30,11 +30,11 @@ describe('sleep until HH:MM', () => {
     expect(secondsUntil('00:00', new Date(2025, 5, 15, 23, 59, 30))).toBe(30);
   });
 
-  it('a time past the cap sleeps the cap and asks to be called again with the same time', () => {
+  it('a time past the cap sleeps the cap and asks to be called again for the rest, in seconds (a repeat of the time could mean tomorrow)', () => {
     const plan = planSleep({ until: '10:30' }, NINE, DEFAULTS);
     expect(plan).toMatchObject({ asked: 5400, seconds: 600, remaining: 4800, until: '10:30' });
     expect(answerForModel(plan, 'slept', 600)).toBe(
-      'Slept 10m of 1h 30m (capped at the 10m maximum per call); 1h 20m remain: call sleep again with until: "10:30" to go on.',
+      'Slept 10m of 1h 30m (capped at the 10m maximum per call); 1h 20m remain: call sleep again with seconds: 4800 to go on.',
     );
   });
 });
@@ -235,7 +235,7 @@ describe('a foreground shell sleep', () => {
     await loadShellParser();
   });
 
-  it('is read from the first command a line waits for, with GNU units', () => {
+  it('is read from any command a line waits for in the foreground, with GNU units', () => {
     const cases: [string, number | null][] = [
       ['sleep 5', 5],
       ['sleep 5 && make test', 5],
@@ -248,19 +248,23 @@ describe('a foreground shell sleep', () => {
       ['sleep 0.5', 0.5],
       ['sleep infinity', Infinity],
       ['# wait first\nsleep 4', 4],
-      // Sent to the background, or not first: not a foreground sleep at the start.
+      // Anywhere the line waits for it.
+      ['sleep 5 | cat', 5],
+      ['make; sleep 5', 5],
+      ['cd src && sleep 30', 30],
+      ['true; sleep 600; echo done', 600],
+      ['sleep 1; sleep 7', 7],
+      // Sent to the background: the line does not wait for it.
       ['sleep 5 &', null],
       ['sleep 5 & echo started', null],
       ['sleep 5 && make test &', null],
-      ['sleep 5 | cat', null],
-      ['make; sleep 5', null],
       // Not known here: left to run.
       ['sleep $DELAY', null],
       ['sleep', null],
       ['sleep --help', null],
       ['sleepy 5', null],
     ];
-    expect(cases.map(([command]) => [command, leadingSleepSeconds(command)])).toEqual(cases);
+    expect(cases.map(([command]) => [command, foregroundSleepSeconds(command)])).toEqual(cases);
   });
 
   it('of 2 s or more is refused with a pointer to the sleep tool; a shorter one runs', () => {

@@ -39,7 +39,7 @@ function harness(policy: Parameters<typeof makePool>[0] = {}) {
 describe('run_command in the foreground: timeout_seconds is the wait before the handover', () => {
   it('hands over sooner with a tight one, and the adopted run keeps the maximum and is never killed by it', async () => {
     const { h, call } = harness({ foregroundWaitMs: 60_000 });
-    const answer = await call('run_command', { command: 'echo early; sleep 3; echo late', timeout_seconds: 1 });
+    const answer = await call('run_command', { command: 'timeout 3 cat; echo late', timeout_seconds: 1 });
     expect(answer.text).toContain('Command still running after 1 s. It was NOT cancelled');
     expect(answer.display).toMatchObject({ kind: 'moved', afterSeconds: 1, timeoutSeconds: 3600 });
     expect(h.pool.row(h.sessionId, answer.taskId!)).toMatchObject({ adopted: true, timeoutSeconds: 3600 });
@@ -48,7 +48,7 @@ describe('run_command in the foreground: timeout_seconds is the wait before the 
 
   it('waits longer than the policy with a larger one, and its hard limit is the maximum, not the wait', async () => {
     const { h, call } = harness({ foregroundWaitMs: 100 });
-    const answer = await call('run_command', { command: 'echo start; sleep 1; echo waited', timeout_seconds: 60 });
+    const answer = await call('run_command', { command: 'sleep 1; echo waited', timeout_seconds: 60 });
     expect(answer.display).toEqual({ kind: 'ran' });
     expect(answer.text).toMatch(/^Task bg_1: succeeded, exit code 0/);
     expect(answer.text).toContain('waited');
@@ -57,7 +57,7 @@ describe('run_command in the foreground: timeout_seconds is the wait before the 
 
   it("keeps the policy's wait when none is given", async () => {
     const { call } = harness({ foregroundWaitMs: 100 });
-    const answer = await call('run_command', { command: 'echo start; sleep 5' });
+    const answer = await call('run_command', { command: 'timeout 5 cat' });
     expect(answer.display).toMatchObject({ kind: 'moved', afterSeconds: 0.1 });
   });
 });

@@ -17,7 +17,7 @@ describe('REST: schedules and loops', () => {
       expect.objectContaining({
         id,
         kind: 'loop',
-        cron: expect.stringMatching(/^\d+ \*\/2 \* \* \*$/),
+        cron: expect.stringMatching(/^\d+ \d+-23\/2 \* \* \*$/),
         prompt: 'check the deploy',
         next_fire_at: expect.any(String),
         expires_at: expect.any(String),

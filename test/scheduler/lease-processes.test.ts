@@ -79,6 +79,7 @@ describe('durable jobs: the lease between two processes', () => {
       timeZone: 'UTC',
     });
     const job = scheduler.create('s1', { cron: '* * * * *', prompt: 'job', recurring: true, durable: true });
+    scheduler.pause(job.id, false);
     store.close();
     const first = job.nextFireAt!;
 

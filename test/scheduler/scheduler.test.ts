@@ -336,6 +336,10 @@ describe('resuming after a restart', () => {
       recurring: true,
       durable: true,
     });
+    // Made by the model, durable jobs wait for the person to turn them on.
+    expect(durableOnce.paused && durableDaily.paused).toBe(true);
+    scheduler.pause(durableOnce.id, false);
+    scheduler.pause(durableDaily.id, false);
     first.store.close();
     open.length = 0;
     return { dir: first.dir, hourly, ahead, soon, loop, gone, durableOnce, durableDaily };
@@ -409,11 +413,154 @@ describe('the lease between two schedulers on one file', () => {
     const a = harness({ holder: 'a' });
     const b = harness({ dir: a.dir, holder: 'b' });
     const job = a.scheduler.create('s1', { cron: '* * * * *', prompt: 'job', recurring: true, durable: true });
+    a.scheduler.pause(job.id, false);
     for (let i = 0; i < 30; i++) {
       const next = Math.max(a.clock.time, a.store.get(job.id)!.nextFireAt!);
       a.clock.time = b.clock.time = next;
       await Promise.all([a.scheduler.tick(), b.scheduler.tick()]);
     }
     expect(a.runs.length + b.runs.length).toBe(30);
+  });
+});
+
+describe('edge cases found in review', () => {
+  it('a loop’s first pass (or Run now) is never followed by a cron time moments later', async () => {
+    for (const [args, gapMs] of [
+      ['1h check', HOUR],
+      ['1d check', 24 * HOUR],
+      ['5m check', 5 * MINUTE],
+    ] as const) {
+      const { scheduler, store, runs, advance } = harness({ now: at('2026-06-10T10:05:03Z') });
+      const { schedule } = scheduler.startLoop('s1', args);
+      await scheduler.tick();
+      expect(runs).toHaveLength(1);
+      const next = store.get(schedule.id)!.nextFireAt!;
+      // At least most of an interval away (a cron time, plus its late offset).
+      expect(next - runs[0]!.at).toBeGreaterThan(gapMs * 0.8 - MINUTE);
+      scheduler.runNow(schedule.id);
+      await advance(1000, 1000);
+      expect(runs).toHaveLength(2);
+      expect(store.get(schedule.id)!.nextFireAt! - runs[1]!.at).toBeGreaterThan(gapMs * 0.8 - MINUTE);
+    }
+  });
+
+  it('a self-paced loop whose check passed while Drover was closed is taken up, and nothing else stops', async () => {
+    const first = harness({ autoFinish: false });
+    const { schedule } = first.scheduler.startLoop('s1', 'watch CI');
+    await first.scheduler.tick();
+    first.scheduler.loopNext('s1', 600, 'ten minutes');
+    await first.finishAll();
+    const other = first.scheduler.create('s1', {
+      cron: '0 * * * *',
+      prompt: 'hourly',
+      recurring: true,
+      durable: false,
+    });
+    first.store.close();
+    open.length = 0;
+    const again = harness({ dir: first.dir, now: START + 2 * HOUR, resume: true });
+    again.scheduler.start();
+    again.scheduler.stop();
+    expect(again.store.get(schedule.id)!.nextFireAt).toBe(START + 2 * HOUR);
+    expect(again.store.get(other.id)!.nextFireAt).toBeGreaterThan(START + 2 * HOUR);
+    await again.scheduler.tick();
+    expect(again.runs.map((run) => run.text)).toEqual(['watch CI']);
+    // Paused and resumed past its time: it is due now, no error.
+    again.scheduler.pause(schedule.id, true);
+    expect(again.scheduler.pause(schedule.id, false).paused).toBe(false);
+  });
+
+  it('never runs twice at the expiry: a first match past the lifetime, or a run held past it', async () => {
+    const monthly = harness();
+    const made = monthly.scheduler.create('s1', { cron: '0 0 1 * *', prompt: 'x', recurring: true, durable: false });
+    expect(made).toMatchObject({ nextFireAt: made.expiresAt, finalFire: true });
+    await monthly.advance(8 * 24 * HOUR, HOUR);
+    expect(monthly.runs).toHaveLength(1);
+
+    const hourly = harness();
+    const job = hourly.scheduler.create('s1', { cron: '0 * * * *', prompt: 'y', recurring: true, durable: false });
+    hourly.busy.add('s1');
+    await hourly.advance(RECURRING_LIFETIME_MS + HOUR, HOUR);
+    hourly.busy.delete('s1');
+    await hourly.advance(10_000, 1000);
+    expect(hourly.runs).toHaveLength(1);
+    expect(hourly.store.get(job.id)).toBeUndefined();
+  });
+
+  it('holds only what the restart found: a loop typed after it runs, and Run now runs a held one', async () => {
+    const first = harness();
+    const old = first.scheduler.create('s1', { cron: '0 * * * *', prompt: 'old', recurring: true, durable: false });
+    first.store.close();
+    open.length = 0;
+    const again = harness({ dir: first.dir, now: START + MINUTE, resume: false });
+    again.scheduler.start();
+    again.scheduler.stop();
+    const typed = again.scheduler.startLoop('s1', '5m new').schedule;
+    expect(again.scheduler.get(typed.id).paused).toBe(false);
+    expect(again.scheduler.get(old.id).paused).toBe(true);
+    await again.scheduler.tick();
+    expect(again.runs.map((run) => run.text)).toEqual(['new']);
+    again.scheduler.runNow(old.id);
+    await again.advance(1000, 1000);
+    expect(again.runs.map((run) => run.text)).toEqual(['new', 'old']);
+    expect(again.scheduler.held()).toEqual([]);
+  });
+
+  it('a run refused before it starts releases the lease and lets the next run happen', async () => {
+    const dir = tempDir();
+    const store = ScheduleStore.open(dir);
+    open.push(store);
+    const clock = { time: START };
+    let refuse = true;
+    const runs: string[] = [];
+    const scheduler = new Scheduler({
+      store,
+      clock: { now: () => clock.time },
+      holder: 'a',
+      idle: () => true,
+      sessionExists: () => true,
+      run: (run) => {
+        if (refuse) {
+          refuse = false;
+          throw new Error('the disk is full');
+        }
+        runs.push(run.text);
+        return Promise.resolve();
+      },
+      defaultTask: () => '',
+      sessionForJob: () => 's1',
+      changed: () => {},
+      resumeWithoutAsking: () => true,
+      note: () => {},
+      timeZone: 'UTC',
+    });
+    const job = scheduler.create('s1', { cron: '* * * * *', prompt: 'job', recurring: true, durable: true });
+    scheduler.pause(job.id, false);
+    clock.time = job.nextFireAt!;
+    await scheduler.tick();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.get(job.id)).toMatchObject({ leaseHolder: null, lastResult: 'failed: the disk is full' });
+    clock.time = store.get(job.id)!.nextFireAt!;
+    await scheduler.tick();
+    expect(runs).toEqual(['job']);
+  });
+});
+
+describe('durable jobs the model makes', () => {
+  it('start paused until the person turns them on, and count against the conversation that made them', async () => {
+    const { scheduler, runs, advance } = harness();
+    const job = scheduler.create('s1', { cron: '* * * * *', prompt: 'job', recurring: true, durable: true });
+    expect(job).toMatchObject({ sessionId: null, runSessionId: 's1', paused: true });
+    await advance(5 * MINUTE);
+    expect(runs).toEqual([]);
+    for (let i = 1; i < MAX_SCHEDULES_PER_SESSION; i++)
+      scheduler.create('s1', { cron: `${i % 60} * * * *`, prompt: `p${i}`, recurring: true, durable: true });
+    expect(() => scheduler.create('s1', { cron: '0 * * * *', prompt: 'x', recurring: true, durable: true })).toThrow(
+      /already has 50 schedules/,
+    );
+    expect(() => scheduler.startLoop('s1', '5m x')).toThrow(/already has 50 schedules/);
+    scheduler.pause(job.id, false);
+    await advance(MINUTE + 10_000, 10_000);
+    expect(runs.map((run) => [run.sessionId, run.text])).toEqual([['s1', 'job']]);
   });
 });
