@@ -53,6 +53,10 @@ test('the slash menu and /loop, the Schedules panel, the resume guard after a re
   await expect(page.getByText('The deploy is green.')).toBeVisible();
   expect(model.requests[0]!.transcript).toMatch(/untrusted-output nonce="[^"]+" source="schedule_\w{8}"/);
 
+  // The header counts the pass against the session's budget for unattended turns.
+  await expect(page.getByTestId('budget-left')).toContainText('Unattended: 49 turns');
+  await expect(page.getByTestId('budget')).toHaveAttribute('data-spent', 'false');
+
   // The Schedules tab: the loop with its next run; pause and resume it.
   await page.keyboard.press('Control+B');
   await page.getByTestId('panel-tab-schedules').click();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { event, request } from './ipc/define.js';
 import { IdSchema } from './schemas/session.js';
 import { LoopCommandSchema, ScheduleIdSchema, ScheduleSchema } from './schemas/schedule.js';
+import { BudgetStateSchema } from './schemas/budget.js';
 
 /**
  * The contract's requests for scheduling: a session's schedules and loops, the machine's durable
@@ -62,6 +63,16 @@ export const scheduleRequests = {
     output: ScheduleListSchema,
     summary: "The resume guard's Resume all: these schedules run again (a missed window runs once, never a burst)",
   }),
+  getBudget: request({
+    input: z.object({ sessionId: IdSchema }).strict(),
+    output: BudgetStateSchema,
+    summary: "What the session's unattended turns (wake-ups, loop passes, scheduled prompts) have used of their budget",
+  }),
+  resumeBudget: request({
+    input: z.object({ sessionId: IdSchema }).strict(),
+    output: BudgetStateSchema,
+    summary: 'Start the budget for unattended turns over (the person resumes them after it was spent)',
+  }),
   pauseHeld: request({
     input: HeldOwner,
     output: ScheduleListSchema,
@@ -70,6 +81,10 @@ export const scheduleRequests = {
 };
 
 export const scheduleEvents = {
+  budgetChanged: event({
+    payload: z.object({ budget: BudgetStateSchema }),
+    summary: "A session's budget for unattended turns changed (used, told at 80 %, spent, resumed)",
+  }),
   schedulesChanged: event({
     payload: z.object({ sessionId: IdSchema.nullable() }),
     summary: "A session's schedules (or, with null, the durable jobs) changed: made, run, paused, deleted",

@@ -46,6 +46,12 @@ export interface AgentDeps {
   log?: (message: string) => void;
   /** What Drover must tell the model at the start of a turn (the person's edits to its checklist), taken once. */
   turnNotes?: (sessionId: string) => string[];
+  /** The budget unattended turns draw from: each counts a turn and the tokens it used. */
+  budget?: {
+    allows(sessionId: string): boolean;
+    spendTurn(sessionId: string): void;
+    spendTokens(sessionId: string, tokens: number): void;
+  };
   /** The wait before each retry of a model call; the backoff policy in providers.ts unless a test shortens it. */
   retryDelayMs?: RetryOptions['delayMs'];
 }
@@ -163,6 +169,18 @@ export class AgentService {
       });
       return;
     }
+    const budget = automated ? this.#deps.budget : undefined;
+    if (budget && !budget.allows(sessionId)) {
+      // Queued before the budget ran out: it waits for the person, like the rest.
+      sessions.append({
+        sessionId,
+        role: 'system',
+        text: 'Not answered: the budget for unattended turns is spent. Resume it in the header, or raise it in settings.',
+        automated,
+      });
+      return;
+    }
+    budget?.spendTurn(sessionId);
     const turn: Turn = {
       controller: new AbortController(),
       automated,
@@ -220,14 +238,16 @@ export class AgentService {
           else if (part.type === 'tool-call' || part.type === 'finish-step') writer.endText();
           else if (part.type === 'error') throw part.error;
         }
+        if (budget && !turn.controller.signal.aborted) budget.spendTokens(sessionId, tokensOf(await result.totalUsage));
       } else {
-        await generateText({
+        const result = await generateText({
           ...options,
           onStepFinish: (step: { text: string }) => {
             if (step.text) writer.text(step.text);
             writer.endText();
           },
         } as Parameters<typeof generateText>[0]);
+        budget?.spendTokens(sessionId, tokensOf(result.totalUsage));
       }
       // On abort the SDK may end the stream quietly instead of throwing.
       if (turn.controller.signal.aborted) writer.cancel();
@@ -310,6 +330,15 @@ export class AgentService {
     }
     return set;
   }
+}
+
+/** The tokens a turn used, as the provider reported them (0 when it did not). */
+function tokensOf(usage: {
+  totalTokens?: number | undefined;
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+}): number {
+  return usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
 }
 
 function safeJson(text: string): unknown {

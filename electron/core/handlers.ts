@@ -23,6 +23,7 @@ import { workHandlers, type WorkHandlerDeps } from './handlers-work.js';
 import type { Checklists } from '../checklist/checklist.js';
 import { scheduleHandlers } from '../scheduler/schedule-handlers.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import type { UnattendedBudget } from '../agent/unattended-budget.js';
 
 export interface HandlerDeps {
   info: Omit<AppInfo, 'storage'>;
@@ -46,6 +47,7 @@ export interface HandlerDeps {
   checklists: Checklists;
   /** The scheduler; throws why it is not available. */
   scheduling: () => Scheduler;
+  budget: UnattendedBudget;
   /** Shows a file in the OS file manager (the desktop app's shell.showItemInFolder); absent in the headless host. */
   revealFile?: (path: string) => void;
   /** Asks where to save a copy of a file and writes it there; null when cancelled (desktop app only). */
@@ -82,6 +84,21 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession,
       note: (sessionId, text) => void sessions.append({ sessionId, role: 'system', text }),
     }),
+    getBudget: ({ sessionId }) => {
+      requireSession(sessionId);
+      return d.budget.state(sessionId);
+    },
+    resumeBudget: ({ sessionId }) => {
+      requireSession(sessionId);
+      const state = d.budget.resume(sessionId);
+      // What waited for the budget may run now.
+      try {
+        void d.scheduling().tick();
+      } catch {
+        // Scheduling unavailable: nothing waits on it.
+      }
+      return state;
+    },
     appInfo: () => ({ ...d.info, storage: d.storage() }),
     listSessions: () => sessions.list(),
     createSession: ({ title }) => sessions.create(title),

@@ -35,17 +35,15 @@ import { createLanguageModel } from '../agent/providers.js';
 import { DEFAULT_MAX_WAKES_PER_SESSION, WakeScheduler } from '../agent/wakes.js';
 import { PermissionService } from '../permissions/permission-service.js';
 import { MonitorPings } from '../agent/monitor-pings.js';
-import { WORK_LIST_VARIABLE, workTools } from '../agent/work-tools.js';
+import { workTools } from '../agent/work-tools.js';
+import { Planning } from '../work/planning.js';
 import { todoTool } from '../agent/todo-tool.js';
 import { sleepTool } from '../agent/sleep-tool.js';
 import { Scheduling } from '../scheduler/scheduler-service.js';
+import { UnattendedBudget } from '../agent/unattended-budget.js';
+import { BUDGET_DEFAULTS } from '../../shared/schemas/settings.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
-import { LedgerAccess } from '../work/ledger-access.js';
-import { Checklists } from '../checklist/checklist.js';
-import { ChecklistRepo } from '../store/checklist-repo.js';
 import { WorkLinks } from '../work/work-links.js';
-import { WorkWatch } from '../work/work-watch.js';
-import { ListIdSchema } from '../../shared/schemas/work.js';
 import { PortIndex } from '../pool/port-index.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { loadShellParser } from '../permissions/shell-parser.js';
@@ -221,38 +219,26 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   // Tool rows keep what they showed of their tasks, so Clear never empties the transcript.
   const snapshots = new TaskSnapshots({ sessions, source: pool, log: warn });
   const stopSnapshots = bus.subscribe(snapshots.listener);
-  // Planning: the work ledger (its own database, shared by every process that names the list) and the checklist.
-  const ledger = new LedgerAccess(
-    options.dataDir,
-    options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {},
-  );
-  const checklists = new Checklists(new ChecklistRepo(db));
-  const stopChecklistEvents = checklists.onChange(({ sessionId, checklist, by }) =>
-    bus.emit('todosChanged', { sessionId, checklist, by }),
-  );
-  const env = options.env ?? process.env;
-  // A shared list named in the environment; a name the ledger cannot take is said once and not used.
-  const sharedList = env[WORK_LIST_VARIABLE]?.trim() || null;
-  const sharedListProblem = sharedList && ListIdSchema.safeParse(sharedList).error?.issues[0]?.message;
-  if (sharedListProblem)
-    warn(
-      `${WORK_LIST_VARIABLE}="${sharedList}" is not used (it ${sharedListProblem}); each session keeps its own list`,
-    );
-  const workListId = (sessionId: string) => (sharedList && !sharedListProblem ? sharedList : sessionId);
-  // Changes to the lists clients read are announced, this process's at once, other processes' within 2 s.
-  const workWatch = new WorkWatch({
-    ledger: () => ledger.get(),
-    emit: (listId, revision) => bus.emit('workItemsChanged', { listId, revision }),
-    log: warn,
+  // Planning: the work ledger, the session's list of it, and the checklist.
+  const planning = new Planning({
+    dataDir: options.dataDir,
+    sqliteBinding: options.sqliteBinding,
+    db,
+    bus,
+    env: options.env ?? process.env,
+    warn,
   });
-  const workChanged = (listId: string) => workWatch.changed(listId);
-  // A task started for a work item: the item must exist in the session's list.
-  const linkItem = (sessionId: string, itemId: number) => {
-    const listId = workListId(sessionId);
-    ledger.get().get(listId, itemId);
-    return { listId, itemId };
-  };
+  const { ledger, checklists, listOf: workListId, changed: workChanged } = planning;
   const killTool = createKillTool({ pool, instanceId, ...(unixOs ? { os: unixOs } : {}) });
+  // What unattended turns (wake-ups, loop passes, scheduled prompts) may use, per session.
+  const budget = new UnattendedBudget(db, {
+    limits: () => ({
+      turns: settings.current.budget?.turns ?? BUDGET_DEFAULTS.turns,
+      tokens: settings.current.budget?.tokens ?? BUDGET_DEFAULTS.tokens,
+    }),
+    changed: (state) => bus.emit('budgetChanged', { budget: state }),
+    note: (sessionId, text) => void sessions.append({ sessionId, role: 'system', text, automated: true }),
+  });
   // Schedules run as automated turns, one at a time with the person's, never while a turn runs.
   const scheduling: Scheduling = new Scheduling({
     dataDir: options.dataDir,
@@ -262,6 +248,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     clock: options.scheduler?.clock,
     ticking: options.scheduler?.ticking,
     idle: (sessionId): boolean => agent.isIdle(sessionId),
+    allowed: (sessionId) => budget.allows(sessionId),
     sessionExists: (sessionId) => sessions.list().some((session) => session.id === sessionId),
     submit: (sessionId, text, schedule): Promise<void> =>
       agent.submit(sessionId, text, { automated: true, schedule }).done,
@@ -276,7 +263,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     sessions,
     bus,
     tools: [
-      ...backgroundTools(pool, handovers, linkItem),
+      ...backgroundTools(pool, handovers, planning.linkItem),
       killTool,
       ...workTools(
         () => ledger.get(),
@@ -299,10 +286,14 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
         ? { model: createLanguageModel(provider.settings, provider.apiKey), streaming: provider.settings.streaming }
         : null;
     },
+    budget,
     log: warn,
   });
   const wakes = new WakeScheduler({
-    wake: (sessionId, text) => void agent.submit(sessionId, text, { automated: true }).done,
+    // With the budget spent, a wake-up is not started: the person sees the task end in the panel.
+    wake: (sessionId, text) => {
+      if (budget.allows(sessionId)) void agent.submit(sessionId, text, { automated: true }).done;
+    },
     shuttingDown: () => pool.draining || agent.disposed,
     maxWakesPerSession: () => settings.current.agent?.maxWakesPerSession ?? DEFAULT_MAX_WAKES_PER_SESSION,
     log: warn,
@@ -344,11 +335,12 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     work: {
       ledger: () => ledger.get(),
       listOf: workListId,
-      watch: (listId) => workWatch.watch(listId),
+      watch: (listId) => planning.watch.watch(listId),
       changed: workChanged,
     },
     checklists,
     scheduling: () => scheduling.get(),
+    budget,
     portsSupported: ports !== null,
     ...(options.revealFile ? { revealFile: options.revealFile } : {}),
     ...(options.saveFileCopy ? { saveFileCopy: options.saveFileCopy } : {}),
@@ -392,9 +384,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
         await pool.drain(warn);
         containers.dispose();
         ports?.dispose();
-        stopChecklistEvents();
-        workWatch.dispose();
-        ledger.close();
+        planning.dispose();
         scheduling.close();
         disk.dispose();
         db.close();

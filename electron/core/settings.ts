@@ -5,6 +5,7 @@ import {
   AGENT_KEYS,
   BACKGROUND_KEYS,
   SCHEDULER_DEFAULTS,
+  BUDGET_DEFAULTS,
   SLEEP_DEFAULTS,
   SettingsSchema,
   type BackgroundKey,
@@ -126,6 +127,10 @@ export function tunablesInForce(settings: Settings, overrides: Partial<PoolPolic
         settings.scheduler?.resumeWithoutAsking,
         SCHEDULER_DEFAULTS.resumeWithoutAsking,
       ),
+    },
+    budget: {
+      turns: fileOrDefault(settings.budget?.turns, BUDGET_DEFAULTS.turns),
+      tokens: fileOrDefault(settings.budget?.tokens, BUDGET_DEFAULTS.tokens),
     },
   };
 }
@@ -257,6 +262,7 @@ export class SettingsService {
       tasks: { passEnvironment: this.#settings.tasks?.passEnvironment ?? [] },
       sleep: this.#settings.sleep ?? {},
       scheduler: this.#settings.scheduler ?? {},
+      budget: this.#settings.budget ?? {},
       inForce: tunablesInForce(this.#settings, this.#overrides),
       fileProblem: this.#fileProblem,
     };
@@ -288,6 +294,7 @@ export class SettingsService {
     if (change.agent) next.agent = merged(next.agent, change.agent);
     if (change.sleep) next.sleep = merged(next.sleep, change.sleep);
     if (change.scheduler) next.scheduler = merged(next.scheduler, change.scheduler);
+    if (change.budget) next.budget = merged(next.budget, change.budget);
     if (change.commandAllowlist) next.commandAllowlist = change.commandAllowlist;
     if (change.notifications) next.notifications = { ...next.notifications, ...change.notifications };
     if (change.tasks) next.tasks = { ...next.tasks, ...change.tasks };

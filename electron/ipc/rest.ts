@@ -92,6 +92,18 @@ export const routes: readonly Route[] = [
     request: 'stopLoops',
     input: ([sessionId]) => ({ sessionId }),
   },
+  {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/budget`),
+    request: 'getBudget',
+    input: ([sessionId]) => ({ sessionId }),
+  },
+  {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/budget/resume`),
+    request: 'resumeBudget',
+    input: ([sessionId]) => ({ sessionId }),
+  },
   { method: 'GET', pattern: re('/schedules/durable'), request: 'listDurableJobs', input: () => ({}) },
   { method: 'GET', pattern: re('/schedules/held'), request: 'heldSchedules', input: () => ({}) },
   { method: 'POST', pattern: re('/schedules/held/resume'), request: 'resumeHeld', input: (_, body) => body },

@@ -143,7 +143,8 @@ export function publicSchedule(schedule: StoredSchedule, held = false): Schedule
     lastFiredAt: iso(schedule.lastFiredAt),
     lastResult: schedule.lastResult,
     fireCount: schedule.fireCount,
-    paused: schedule.paused || held,
+    paused: schedule.paused,
+    held,
     nextReason: schedule.nextReason,
     needsConfirmation: schedule.needsConfirmation,
   };

@@ -21,7 +21,7 @@ export function scheduleTools(scheduler: () => Scheduler, timeZone?: string): Ag
   const when = (ms: string | null) => (ms === null ? 'not set' : formatLocal(Date.parse(ms), timeZone));
   const line = (schedule: Schedule) =>
     [
-      `${schedule.id} [${schedule.kind === 'self_paced' ? 'self-paced loop' : schedule.kind === 'loop' ? 'loop' : schedule.recurring ? 'recurring' : 'one-shot'}${schedule.durable ? ', durable' : ''}${schedule.paused ? ', paused' : ''}]`,
+      `${schedule.id} [${schedule.kind === 'self_paced' ? 'self-paced loop' : schedule.kind === 'loop' ? 'loop' : schedule.recurring ? 'recurring' : 'one-shot'}${schedule.durable ? ', durable' : ''}${schedule.paused ? ', paused' : ''}${schedule.held ? ', held after a restart' : ''}]`,
       schedule.cron ? `cron "${schedule.cron}" (${schedule.label})` : schedule.label,
       `next ${when(schedule.nextFireAt)}${schedule.finalFire ? ' (final run)' : ''}`,
       ...(schedule.expiresAt ? [`expires ${when(schedule.expiresAt)}`] : []),

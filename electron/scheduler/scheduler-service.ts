@@ -18,6 +18,7 @@ export interface SchedulingDeps {
   /** Look for due runs once a second (tests drive `tick` themselves). */
   ticking?: boolean | undefined;
   idle: (sessionId: string) => boolean;
+  allowed: (sessionId: string) => boolean;
   sessionExists: (sessionId: string) => boolean;
   submit: (sessionId: string, text: string, schedule: MessageSchedule) => Promise<void>;
   createSession: (title: string) => string;
@@ -54,6 +55,7 @@ export class Scheduling {
         clock: deps.clock ?? Date,
         holder: deps.holder,
         idle: deps.idle,
+        allowed: deps.allowed,
         sessionExists: deps.sessionExists,
         run: (run: ScheduledRun) =>
           deps.submit(run.sessionId, run.text, { id: run.scheduleId, kind: run.kind, label: run.label }),

@@ -1,14 +1,7 @@
 import { DroverError } from '../../shared/ipc/errors.js';
-import {
-  LOOP_SAFETY_CHECK_MS,
-  MAX_SCHEDULES_PER_SESSION,
-  RECURRING_LIFETIME_MS,
-  type Schedule,
-  type ScheduleKind,
-} from '../../shared/schemas/schedule.js';
+import { MAX_SCHEDULES_PER_SESSION, type Schedule, type ScheduleKind } from '../../shared/schemas/schedule.js';
 import { randomId } from '../core/ids.js';
-import { CronError, checkCron } from './cron.js';
-import { cadenceFor, parseLoop } from './intervals.js';
+import { parseLoop } from './intervals.js';
 import {
   publicSchedule,
   type NewSchedule,
@@ -16,7 +9,10 @@ import {
   type ScheduleStore,
   type StoredSchedule,
 } from './schedule-store.js';
-import { cronIntervalMs, earlyOffsetMs, lateOffsetMs, nextCronTime } from './timing.js';
+import { afterRun, describeSeconds, formatLocal, nextAfter, takeUp } from './schedule-rules.js';
+import { afterPass, cronRow, loopRow, type CronRequest } from './schedule-rows.js';
+
+export { describeSeconds, formatLocal };
 
 /** The scheduler looks for due runs this often. */
 export const TICK_MS = 1000;
@@ -40,6 +36,8 @@ export interface SchedulerDeps {
   holder: string;
   /** No turn runs or waits in the session: a run may start. */
   idle: (sessionId: string) => boolean;
+  /** The session's budget for unattended turns has room (when spent, due runs wait for the person). */
+  allowed?: (sessionId: string) => boolean;
   sessionExists: (sessionId: string) => boolean;
   /** Submits the run as an automated turn; resolves when that turn has ended. */
   run: (run: ScheduledRun) => Promise<void>;
@@ -94,9 +92,12 @@ export class Scheduler {
     const ask = !this.#deps.resumeWithoutAsking();
     for (const schedule of this.#deps.store.all()) {
       try {
-        const outcome = this.#resume(schedule, now);
+        const gone = schedule.sessionId !== null && !this.#deps.sessionExists(schedule.sessionId);
+        const outcome = gone ? 'delete' : takeUp(schedule, now, this.#deps.timeZone);
+        if (outcome === 'delete') this.#deps.store.delete(schedule.id);
+        else if (outcome !== 'kept') this.#deps.store.update(schedule.id, outcome);
         if (outcome !== 'kept') changed.add(schedule.sessionId);
-        if (outcome !== 'deleted' && ask) this.#held.set(schedule.id, schedule.sessionId);
+        if (outcome !== 'delete' && ask) this.#held.set(schedule.id, schedule.sessionId);
       } catch (error) {
         this.#deps.log?.(`schedule ${schedule.id} could not be taken up: ${(error as Error).message}`);
       }
@@ -160,45 +161,8 @@ export class Scheduler {
    * cron_create: a schedule in the conversation (or, durable, on the machine). The cron is checked
    * first; the answer is the schedule.
    */
-  create(
-    sessionId: string,
-    input: { cron: string; prompt: string; recurring: boolean; durable: boolean },
-  ): StoredSchedule {
-    let cron: string;
-    try {
-      cron = checkCron(input.cron);
-    } catch (error) {
-      if (error instanceof CronError) throw new DroverError('invalid_input', error.message, { path: 'cron' });
-      throw error;
-    }
-    const now = this.#now();
-    const id = this.#newId();
-    const base = nextCronTime(cron, now, this.#deps.timeZone);
-    if (base === null)
-      throw new DroverError('invalid_input', `the cron expression "${cron}" never fires`, { path: 'cron' });
-    const jitterMs = input.recurring
-      ? lateOffsetMs(id, cronIntervalMs(cron, now, this.#deps.timeZone))
-      : -earlyOffsetMs(id, new Date(base), this.#deps.timeZone);
-    const expiresAt = input.recurring ? now + RECURRING_LIFETIME_MS : null;
-    // Never before it was made; a first match beyond the lifetime is the final run, at the expiry.
-    const first = this.#capped(Math.max(now, base + jitterMs), expiresAt);
-    return this.#insert({
-      id,
-      sessionId: input.durable ? null : sessionId,
-      kind: 'cron',
-      cron,
-      prompt: input.prompt,
-      label: input.recurring ? `cron ${cron}` : `once, ${cron}`,
-      recurring: input.recurring,
-      durable: input.durable,
-      createdAt: now,
-      expiresAt,
-      nextFireAt: first.at,
-      jitterMs,
-      finalFire: first.final,
-      // A machine-level job outlives the conversation: it waits, paused, until the person turns it on.
-      ...(input.durable ? { runSessionId: sessionId, paused: true } : {}),
-    });
+  create(sessionId: string, input: CronRequest): StoredSchedule {
+    return this.#insert(cronRow(this.#newId(), sessionId, input, this.#now(), this.#deps.timeZone));
   }
 
   /**
@@ -208,61 +172,12 @@ export class Scheduler {
   startLoop(sessionId: string, args: string): { schedule: StoredSchedule; confirmation: string } {
     const request = parseLoop(args);
     if (request.kind === 'invalid') throw new DroverError('invalid_input', request.reason, { path: 'args' });
-    const now = this.#now();
-    const id = this.#newId();
-    const expiresAt = now + RECURRING_LIFETIME_MS;
-    const task = request.task ?? '';
-    const what = request.task ? `"${oneLine(request.task)}"` : 'the default task (loop.md)';
-    if (request.kind === 'self-paced') {
-      const replaced = this.#owned(sessionId).filter((schedule) => schedule.kind === 'self_paced');
-      for (const old of replaced) this.#deps.store.delete(old.id);
-      const schedule = this.#insert({
-        id,
-        sessionId,
-        kind: 'self_paced',
-        cron: null,
-        prompt: task,
-        label: 'self-paced',
-        recurring: true,
-        durable: false,
-        createdAt: now,
-        expiresAt,
-        nextFireAt: now,
-        jitterMs: 0,
-        finalFire: false,
-      });
-      return {
-        schedule,
-        confirmation:
-          `Self-paced loop ${id} started for ${what}: the first pass runs now, and each pass picks when the next one runs ` +
-          `(1 minute to 1 hour). It ends within 7 days, when a pass stops it, or with Esc.` +
-          (replaced.length > 0 ? ` It replaces the self-paced loop ${replaced.map((old) => old.id).join(', ')}.` : ''),
-      };
-    }
-    const cadence = cadenceFor(request.amount, request.unit, new Date(now));
-    const jitterMs = lateOffsetMs(id, cadence.seconds * 1000);
-    const schedule = this.#insert({
-      id,
-      sessionId,
-      kind: 'loop',
-      cron: cadence.cron,
-      prompt: task,
-      label: cadence.label,
-      recurring: true,
-      durable: false,
-      createdAt: now,
-      expiresAt,
-      nextFireAt: now,
-      jitterMs,
-      finalFire: false,
-    });
-    return {
-      schedule,
-      confirmation:
-        `Loop ${id} runs ${what} ${cadence.label} (cron ${cadence.cron})` +
-        (cadence.normalised ? `; ${cadence.normalised}` : '') +
-        `. The first pass runs now; it ends ${formatLocal(expiresAt, this.#deps.timeZone)} after one final pass. Esc stops it.`,
-    };
+    const made = loopRow(this.#newId(), sessionId, request, this.#now(), this.#deps.timeZone);
+    // One self-paced loop per conversation: a new one replaces the old.
+    const replaced =
+      request.kind === 'self-paced' ? this.#owned(sessionId).filter((schedule) => schedule.kind === 'self_paced') : [];
+    for (const old of replaced) this.#deps.store.delete(old.id);
+    return { schedule: this.#insert(made.row), confirmation: made.confirmation(replaced.map((old) => old.id)) };
   }
 
   delete(id: string, sessionId?: string): StoredSchedule {
@@ -320,7 +235,7 @@ export class Scheduler {
     const patch: SchedulePatch = { paused };
     // Resumed after its time went by: it runs at its next time from now, never to catch up.
     if (!paused && schedule.nextFireAt !== null && schedule.nextFireAt < this.#now() && schedule.recurring)
-      patch.nextFireAt = this.#nextAfter(schedule, this.#now());
+      patch.nextFireAt = nextAfter(schedule, this.#now(), this.#deps.timeZone);
     this.#deps.store.update(id, patch);
     this.#held.delete(id);
     this.#deps.changed(schedule.sessionId);
@@ -368,9 +283,9 @@ export class Scheduler {
 
   #fire(schedule: StoredSchedule, now: number): void {
     const target = schedule.sessionId ?? this.#jobSession(schedule);
-    if (!this.#deps.idle(target)) return;
+    if (!this.#deps.idle(target) || !(this.#deps.allowed?.(target) ?? true)) return;
     const claimed = this.#deps.store.claim(schedule, this.#deps.holder, now, LEASE_MS, (current) =>
-      this.#afterRun(current, now),
+      afterRun(current, now, this.#deps.timeZone),
     );
     if (!claimed) return;
     this.#running.add(claimed.id);
@@ -412,95 +327,14 @@ export class Scheduler {
     );
   }
 
-  /** The schedule's state once a run is claimed: its next run, or gone. */
-  #afterRun(schedule: StoredSchedule, now: number): SchedulePatch | 'delete' {
-    const ran: SchedulePatch = { lastFiredAt: now, fireCount: schedule.fireCount + 1, lastResult: 'running' };
-    if (schedule.kind === 'self_paced') {
-      // The iteration chooses its next check (loop_next) or ends the loop (loop_stop).
-      return { ...ran, nextFireAt: null, nextReason: null };
-    }
-    if (!schedule.recurring || schedule.finalFire) return 'delete';
-    // Past its lifetime already (it waited for a turn or the person): this run was the final one.
-    if (schedule.expiresAt !== null && now >= schedule.expiresAt) return 'delete';
-    const next = this.#capped(this.#nextAfter(schedule, now), schedule.expiresAt);
-    return { ...ran, nextFireAt: next.at, finalFire: next.final };
-  }
-
-  /**
-   * The next run of a recurring schedule after one at `now`: the first cron time after both the one
-   * it stood for and now, so a late run never brings a missed one back, and a run that was no cron
-   * time (a loop's first pass, Run now, a resume) is not followed by one moments later. A
-   * self-paced loop has no cron: its next check is now.
-   */
-  #nextAfter(schedule: StoredSchedule, now: number): number {
-    if (schedule.cron === null) return now;
-    const stoodFor = (schedule.nextFireAt ?? now) - schedule.jitterMs;
-    const base = nextCronTime(schedule.cron, Math.max(stoodFor, now), this.#deps.timeZone);
-    return (base ?? Number.MAX_SAFE_INTEGER) + schedule.jitterMs;
-  }
-
-  /** A run past the lifetime becomes the final run, at the expiry. */
-  #capped(at: number, expiresAt: number | null): { at: number; final: boolean } {
-    return expiresAt !== null && at >= expiresAt ? { at: expiresAt, final: true } : { at, final: false };
-  }
-
   /** A self-paced iteration ended: it chose its next check, or gets one safety check, or the loop ends. */
   #iterationEnded(id: string): void {
     const loop = this.#deps.store.get(id);
     if (!loop || loop.nextFireAt !== null) return;
-    const sessionId = loop.sessionId!;
-    if (loop.safetyCheck) {
-      this.#deps.store.delete(id);
-      this.#deps.note(
-        sessionId,
-        `Self-paced loop ${id} ended: two passes in a row chose no next check (loop_next) and did not stop it.`,
-      );
-      return;
-    }
-    const at = this.#now() + LOOP_SAFETY_CHECK_MS;
-    if (loop.expiresAt !== null && at >= loop.expiresAt) {
-      this.#deps.store.delete(id);
-      return;
-    }
-    this.#deps.store.update(id, {
-      nextFireAt: at,
-      safetyCheck: true,
-      nextReason: 'a safety check: the last pass chose no next check',
-    });
-    this.#deps.note(
-      sessionId,
-      `Self-paced loop ${id}: the last pass chose no next check, so one safety check runs in 20 minutes; if that pass chooses none either, the loop ends.`,
-    );
-  }
-
-  /** After a restart: what is past its lifetime goes; a missed run is dropped, or (durable) kept for the person. */
-  #resume(schedule: StoredSchedule, now: number): 'kept' | 'changed' | 'deleted' {
-    const { store } = this.#deps;
-    if (schedule.sessionId !== null && !this.#deps.sessionExists(schedule.sessionId)) {
-      store.delete(schedule.id);
-      return 'deleted';
-    }
-    if (schedule.recurring && schedule.expiresAt !== null && schedule.expiresAt <= now) {
-      store.delete(schedule.id);
-      return 'deleted';
-    }
-    if (schedule.kind === 'self_paced' && schedule.nextFireAt === null) {
-      // Closed mid-pass: the pass never chose its next check; it gets the safety check, now.
-      store.update(schedule.id, { nextFireAt: now, safetyCheck: true });
-      return 'changed';
-    }
-    if (schedule.nextFireAt === null || schedule.nextFireAt >= now) return 'kept';
-    if (!schedule.recurring) {
-      if (schedule.durable) {
-        store.update(schedule.id, { needsConfirmation: true });
-        return 'changed';
-      }
-      store.delete(schedule.id);
-      return 'deleted';
-    }
-    // A recurring job that missed its window: a durable one runs once at start; a conversation's waits for its next time.
-    store.update(schedule.id, { nextFireAt: schedule.durable ? now : this.#nextAfter(schedule, now) });
-    return 'changed';
+    const { change, note } = afterPass(loop, this.#now());
+    if (change === 'delete') this.#deps.store.delete(id);
+    else this.#deps.store.update(id, change);
+    if (note) this.#deps.note(loop.sessionId!, note);
   }
 
   #insert(row: NewSchedule): StoredSchedule {
@@ -550,30 +384,4 @@ export class Scheduler {
   #now(): number {
     return this.#deps.clock.now();
   }
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
-}
-
-export function describeSeconds(seconds: number): string {
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  const rest = seconds % 60;
-  if (minutes < 60) return rest ? `${minutes}m ${rest}s` : `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  return minutes % 60 ? `${hours}h ${minutes % 60}m` : `${hours}h`;
-}
-
-/** A time as the person reads it, in the schedule's zone: "Mon 14:30". */
-export function formatLocal(ms: number, timeZone?: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    ...(timeZone ? { timeZone } : {}),
-  }).format(new Date(ms));
 }

@@ -50,8 +50,10 @@ export const ScheduleSchema = z.object({
   /** How the last run went, in words, or null before the first. */
   lastResult: z.string().nullable(),
   fireCount: z.number().int().nonnegative(),
-  /** Paused by the person, or held after a restart until the person resumes it. */
+  /** Paused by the person (or, made durable by the model, not yet turned on). */
   paused: z.boolean(),
+  /** Found by a restart, it waits for the person's word before it runs (the resume guard). */
+  held: z.boolean(),
   /** Self-paced: why the iteration chose this delay ("the build takes about 10 minutes"). */
   nextReason: z.string().nullable(),
   /** A durable one-shot whose time passed while Drover was closed: it waits for the person. */

@@ -91,6 +91,18 @@ const SchedulerFieldsSchema = z.object({ resumeWithoutAsking: z.boolean() });
 export const SchedulerSettingsSchema = SchedulerFieldsSchema.partial().strict();
 export type SchedulerSettings = z.output<typeof SchedulerSettingsSchema>;
 
+/**
+ * The budget for unattended turns (issue #16): per session, the turns Drover starts on its own
+ * (wake-ups, loop passes, scheduled prompts) and the tokens they use, as the provider reports them.
+ */
+export const BUDGET_DEFAULTS = { turns: 50, tokens: 2_000_000 } as const;
+const BudgetFieldsSchema = z.object({
+  turns: z.number().int().min(1).max(100_000),
+  tokens: z.number().int().min(1000).max(1_000_000_000),
+});
+export const BudgetSettingsSchema = BudgetFieldsSchema.partial().strict();
+export type BudgetSettings = z.output<typeof BudgetSettingsSchema>;
+
 /** The schema of one tunable field as settings.json takes it (bounds included), for checks at the page. */
 export function tunableSchema(section: 'background', key: BackgroundKey): z.ZodType;
 export function tunableSchema(section: 'agent', key: AgentKey): z.ZodType;
@@ -151,6 +163,7 @@ export const SettingsSchema = z
     host: HostSettingsSchema.optional(),
     sleep: SleepSettingsSchema.optional(),
     scheduler: SchedulerSettingsSchema.optional(),
+    budget: BudgetSettingsSchema.optional(),
   })
   .strict();
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -186,12 +199,14 @@ export const PublicSettingsSchema = z.object({
   tasks: z.object({ passEnvironment: z.array(z.string()) }),
   sleep: SleepFieldsSchema.partial(),
   scheduler: SchedulerSettingsSchema,
+  budget: BudgetSettingsSchema,
   /** Each tunable's value in force, its default and where it comes from (the sections above hold only the file's). */
   inForce: z.object({
     background: inForceOf(BACKGROUND_KEYS),
     agent: inForceOf(AGENT_KEYS),
     sleep: inForceOf(SLEEP_KEYS),
     scheduler: inForceOf(['resumeWithoutAsking'] as const),
+    budget: inForceOf(['turns', 'tokens'] as const),
   }),
   /** Why settings.json was not used at start (the defaults apply; the next save keeps that file aside), or null. */
   fileProblem: z.string().nullable(),
@@ -232,6 +247,7 @@ export const SettingsUpdateSchema = z
     tasks: TaskSettingsSchema.optional(),
     sleep: resettable(SleepFieldsSchema).optional(),
     scheduler: resettable(SchedulerFieldsSchema).optional(),
+    budget: resettable(BudgetFieldsSchema).optional(),
   })
   .strict();
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;

@@ -129,3 +129,39 @@ describe('scheduling through the fake model', () => {
     expect(turnsEnded()).toBe(1);
   });
 });
+
+describe('the budget for unattended turns, through the fake model', () => {
+  it('counts each pass and its tokens; once spent, the next due pass waits until the person resumes', async () => {
+    const clock = manualClock();
+    const { model, call, session, services, turnsEnded } = await setupAgent('openai-compatible', {
+      scheduler: { clock },
+    });
+    await call('updateSettings', { budget: { turns: 2 } });
+    model.enqueue({ text: 'pass one' }, { text: 'pass two' }, { text: 'pass three' });
+    await call('startLoop', { sessionId: session.id, args: '1m tidy' });
+    await until(() => turnsEnded() === 1, 'the first pass');
+    const first = await call<{ turnsUsed: number; tokensUsed: number; spent: boolean }>('getBudget', {
+      sessionId: session.id,
+    });
+    expect(first).toMatchObject({ turnsUsed: 1, spent: false });
+    expect(first.tokensUsed).toBeGreaterThan(0);
+
+    clock.time += 2 * MINUTE;
+    await services.scheduler!.tick();
+    await until(() => turnsEnded() === 2, 'the second pass');
+    expect(await call('getBudget', { sessionId: session.id })).toMatchObject({ turnsUsed: 2, spent: true });
+    const notes = services.sessions.messages(session.id).filter((message: Message) => message.role === 'system');
+    expect(notes.at(-1)!.text).toMatch(/budget for unattended turns is spent/);
+
+    // Due again, but the budget is spent: nothing runs, however often the scheduler looks.
+    clock.time += 2 * MINUTE;
+    await services.scheduler!.tick();
+    await services.scheduler!.tick();
+    expect(turnsEnded()).toBe(2);
+    expect(model.requests).toHaveLength(2);
+
+    expect(await call('resumeBudget', { sessionId: session.id })).toMatchObject({ turnsUsed: 0, spent: false });
+    await until(() => turnsEnded() === 3, 'the pass that waited');
+    expect(model.requests).toHaveLength(3);
+  });
+});

@@ -42,6 +42,25 @@ describe('REST: schedules and loops', () => {
     expect((await call('GET', '/sessions/nope/schedules')).status).toBe(404);
   });
 
+  it('answers the budget for unattended turns, and resumes it', async () => {
+    const { call } = await startRestHost();
+    const session = (await call('POST', '/sessions', {})).body.id as string;
+    const budget = await call('GET', `/sessions/${session}/budget`);
+    expect(budget.body).toEqual({
+      session_id: session,
+      turns_used: 0,
+      turns_max: 50,
+      tokens_used: 0,
+      tokens_max: 2_000_000,
+      warned: false,
+      spent: false,
+    });
+    await call('PUT', '/settings', { budget: { turns: 7 } });
+    expect((await call('POST', `/sessions/${session}/budget/resume`)).body).toMatchObject({ turns_max: 7 });
+    expect((await call('GET', '/sessions/nope/budget')).status).toBe(404);
+    expect((await call('PUT', '/settings', { budget: { turns: 0 } })).body.error.message).toMatch(/budget\.turns/);
+  });
+
   it('deleting a session deletes its schedules', async () => {
     const { call } = await startRestHost();
     const session = (await call('POST', '/sessions', {})).body.id as string;

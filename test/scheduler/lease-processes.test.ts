@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Scheduler } from '../../electron/scheduler/scheduler.js';
 import { ScheduleStore } from '../../electron/scheduler/schedule-store.js';
 import { tempDir } from '../helpers.js';
+import { schedulerDeps } from './scheduler-deps.js';
 
 /**
  * Two real processes share one scheduler.sqlite (issue #16: "two Drover processes … never fire a
@@ -64,20 +65,7 @@ describe('durable jobs: the lease between two processes', () => {
     const dataDir = tempDir();
     const start = Date.parse('2026-06-10T10:00:30Z');
     const store = ScheduleStore.open(dataDir);
-    const scheduler = new Scheduler({
-      store,
-      clock: { now: () => start },
-      holder: 'maker',
-      idle: () => true,
-      sessionExists: () => true,
-      run: async () => {},
-      defaultTask: () => '',
-      sessionForJob: () => 'job-session',
-      changed: () => {},
-      resumeWithoutAsking: () => true,
-      note: () => {},
-      timeZone: 'UTC',
-    });
+    const scheduler = new Scheduler(schedulerDeps(store, { now: () => start }, { holder: 'maker' }));
     const job = scheduler.create('s1', { cron: '* * * * *', prompt: 'job', recurring: true, durable: true });
     scheduler.pause(job.id, false);
     store.close();

@@ -8,6 +8,7 @@ import { Scheduler, type ScheduledRun } from '../../electron/scheduler/scheduler
 import { ScheduleStore } from '../../electron/scheduler/schedule-store.js';
 import { lateOffsetMs, MAX_EARLY_MS, MAX_LATE_MS } from '../../electron/scheduler/timing.js';
 import { tempDir } from '../helpers.js';
+import { schedulerDeps } from './scheduler-deps.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -366,7 +367,7 @@ describe('resuming after a restart', () => {
       [null, 2],
       ['s1', 3],
     ]);
-    expect(held.flatMap((entry) => entry.schedules).every((schedule) => schedule.paused)).toBe(true);
+    expect(held.flatMap((entry) => entry.schedules).every((schedule) => schedule.held)).toBe(true);
     await advance(2 * HOUR);
     expect(runs).toEqual([]);
 
@@ -496,8 +497,8 @@ describe('edge cases found in review', () => {
     again.scheduler.start();
     again.scheduler.stop();
     const typed = again.scheduler.startLoop('s1', '5m new').schedule;
-    expect(again.scheduler.get(typed.id).paused).toBe(false);
-    expect(again.scheduler.get(old.id).paused).toBe(true);
+    expect(again.scheduler.get(typed.id).held).toBe(false);
+    expect(again.scheduler.get(old.id).held).toBe(true);
     await again.scheduler.tick();
     expect(again.runs.map((run) => run.text)).toEqual(['new']);
     again.scheduler.runNow(old.id);
@@ -513,27 +514,24 @@ describe('edge cases found in review', () => {
     const clock = { time: START };
     let refuse = true;
     const runs: string[] = [];
-    const scheduler = new Scheduler({
-      store,
-      clock: { now: () => clock.time },
-      holder: 'a',
-      idle: () => true,
-      sessionExists: () => true,
-      run: (run) => {
-        if (refuse) {
-          refuse = false;
-          throw new Error('the disk is full');
-        }
-        runs.push(run.text);
-        return Promise.resolve();
-      },
-      defaultTask: () => '',
-      sessionForJob: () => 's1',
-      changed: () => {},
-      resumeWithoutAsking: () => true,
-      note: () => {},
-      timeZone: 'UTC',
-    });
+    const scheduler = new Scheduler(
+      schedulerDeps(
+        store,
+        { now: () => clock.time },
+        {
+          holder: 'a',
+          sessionForJob: () => 's1',
+          run: (run) => {
+            if (refuse) {
+              refuse = false;
+              throw new Error('the disk is full');
+            }
+            runs.push(run.text);
+            return Promise.resolve();
+          },
+        },
+      ),
+    );
     const job = scheduler.create('s1', { cron: '* * * * *', prompt: 'job', recurring: true, durable: true });
     scheduler.pause(job.id, false);
     clock.time = job.nextFireAt!;

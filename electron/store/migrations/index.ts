@@ -11,6 +11,7 @@ import { m0009Checklist } from './0009-checklist.js';
 import { m0010WorkLinks } from './0010-work-links.js';
 import { m0011SessionMode } from './0011-session-mode.js';
 import { m0012ScheduledMessages } from './0012-scheduled-messages.js';
+import { m0013UnattendedBudget } from './0013-unattended-budget.js';
 
 export interface Migration {
   /** Becomes `PRAGMA user_version` once applied; strictly increasing from 1. */
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   m0010WorkLinks,
   m0011SessionMode,
   m0012ScheduledMessages,
+  m0013UnattendedBudget,
 ];

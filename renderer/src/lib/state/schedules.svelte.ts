@@ -43,13 +43,17 @@ export class SchedulesState {
     return this.#own.filter((schedule) => schedule.kind !== 'cron');
   }
 
-  /** After a restart, the session's schedules (or the durable jobs) wait for the person. */
+  /** After a restart, the session's schedules (or the durable jobs) that wait for the person's word. */
+  held(durable: boolean): readonly Schedule[] {
+    return (durable ? this.#durable : this.#own).filter((schedule) => schedule.held);
+  }
+
   get heldOwn(): boolean {
-    return this.#heldOwn && this.#own.length > 0;
+    return this.#heldOwn && this.held(false).length > 0;
   }
 
   get heldDurable(): boolean {
-    return this.#heldDurable && this.#durable.length > 0;
+    return this.#heldDurable && this.held(true).length > 0;
   }
 
   get loaded(): boolean {

@@ -1,0 +1,124 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { BUDGET_WARN_SHARE, compactCount as compact, type BudgetState } from '../../shared/schemas/budget.js';
+
+export interface BudgetLimits {
+  turns: number;
+  tokens: number;
+}
+
+export interface UnattendedBudgetDeps {
+  /** The limits in force (settings), read at every check. */
+  limits: () => BudgetLimits;
+  /** A session's budget changed (used, told, resumed). */
+  changed: (state: BudgetState) => void;
+  /** Tells the person, in the session's transcript: at 80 %, and when it is spent. */
+  note: (sessionId: string, text: string) => void;
+  now?: () => number;
+}
+
+interface Row {
+  turns_used: number;
+  tokens_used: number;
+  warned: number;
+  spent_told: number;
+}
+
+/**
+ * What Drover may do unattended, per session: the turns it starts on its own (wake-ups for finished
+ * tasks, monitor checks, loop passes, scheduled prompts) and the tokens those turns use, counted
+ * from the provider's usage reports. At 80 % of either the person is told; when either is spent,
+ * no unattended turn starts (schedules stay armed and run once it is resumed) until the person
+ * resumes it (it starts over) or raises the limits in settings.
+ */
+export class UnattendedBudget {
+  readonly #deps: UnattendedBudgetDeps;
+  readonly #get: Statement;
+  readonly #upsert: Statement;
+  readonly #reset: Statement;
+
+  constructor(db: Database, deps: UnattendedBudgetDeps) {
+    this.#deps = deps;
+    this.#get = db.prepare(
+      'SELECT turns_used, tokens_used, warned, spent_told FROM session_budgets WHERE session_id = ?',
+    );
+    this.#upsert =
+      db.prepare(`INSERT INTO session_budgets (session_id, turns_used, tokens_used, warned, spent_told, updated_at)
+      VALUES (@id, @turns, @tokens, @warned, @spent, @now)
+      ON CONFLICT (session_id) DO UPDATE SET turns_used = @turns, tokens_used = @tokens, warned = @warned,
+        spent_told = @spent, updated_at = @now`);
+    this.#reset = db.prepare('DELETE FROM session_budgets WHERE session_id = ?');
+  }
+
+  state(sessionId: string): BudgetState {
+    return this.#stateOf(sessionId, this.#row(sessionId));
+  }
+
+  /** Whether an unattended turn may start in the session now. */
+  allows(sessionId: string): boolean {
+    return !this.state(sessionId).spent;
+  }
+
+  /** An unattended turn starts. */
+  spendTurn(sessionId: string): void {
+    const row = this.#row(sessionId);
+    this.#save(sessionId, { ...row, turns_used: row.turns_used + 1 });
+  }
+
+  /** What an unattended turn used, as the provider reported it. */
+  spendTokens(sessionId: string, tokens: number): void {
+    if (!Number.isFinite(tokens) || tokens <= 0) return;
+    const row = this.#row(sessionId);
+    this.#save(sessionId, { ...row, tokens_used: row.tokens_used + Math.round(tokens) });
+  }
+
+  /** The person's "Resume": the budget starts over. */
+  resume(sessionId: string): BudgetState {
+    this.#reset.run(sessionId);
+    const state = this.state(sessionId);
+    this.#deps.changed(state);
+    return state;
+  }
+
+  #row(sessionId: string): Row {
+    return (this.#get.get(sessionId) as Row | undefined) ?? { turns_used: 0, tokens_used: 0, warned: 0, spent_told: 0 };
+  }
+
+  #stateOf(sessionId: string, row: Row): BudgetState {
+    const limits = this.#deps.limits();
+    return {
+      sessionId,
+      turnsUsed: row.turns_used,
+      turnsMax: limits.turns,
+      tokensUsed: row.tokens_used,
+      tokensMax: limits.tokens,
+      warned: row.warned === 1,
+      spent: row.turns_used >= limits.turns || row.tokens_used >= limits.tokens,
+    };
+  }
+
+  /** Stores the new use, and tells the person once when it crosses 80 % and once when it is spent. */
+  #save(sessionId: string, row: Row): void {
+    const limits = this.#deps.limits();
+    const share = Math.max(row.turns_used / limits.turns, row.tokens_used / limits.tokens);
+    const warn = row.warned === 0 && share >= BUDGET_WARN_SHARE && share < 1;
+    const spent = row.spent_told === 0 && share >= 1;
+    const next = { ...row, warned: warn || spent ? 1 : row.warned, spent_told: spent ? 1 : row.spent_told };
+    this.#upsert.run({
+      id: sessionId,
+      turns: next.turns_used,
+      tokens: next.tokens_used,
+      warned: next.warned,
+      spent: next.spent_told,
+      now: (this.#deps.now ?? Date.now)(),
+    });
+    const state = this.#stateOf(sessionId, next);
+    const used = `${state.turnsUsed} of ${state.turnsMax} turns, ${compact(state.tokensUsed)} of ${compact(state.tokensMax)} tokens`;
+    if (warn) this.#deps.note(sessionId, `80 % of this session's budget for unattended turns is used (${used}).`);
+    if (spent)
+      this.#deps.note(
+        sessionId,
+        `This session's budget for unattended turns is spent (${used}): wake-ups, loops and schedules wait until you resume it (the header's Resume) or raise it in settings.`,
+      );
+    this.#deps.changed(state);
+  }
+}
