@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { contract } from '../../shared/contract.js';
 import { IpcErrorSchema } from '../../shared/ipc/errors.js';
 import { snake } from './case.js';
-import { routes, type Route } from './rest.js';
+import { routes, type Route } from './rest-routes.js';
 
 /** The path parameters of a route under one task, for the routes described by hand below. */
 const TASK_PATH_PARAMETERS = ['session_id', 'task_id'].map((name) => ({
