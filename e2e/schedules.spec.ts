@@ -53,8 +53,8 @@ test('the slash menu and /loop, the Schedules panel, the resume guard after a re
   await expect(page.getByText('The deploy is green.')).toBeVisible();
   expect(model.requests[0]!.transcript).toMatch(/untrusted-output nonce="[^"]+" source="schedule_\w{8}"/);
 
-  // The header counts the pass against the session's budget for unattended turns.
-  await expect(page.getByTestId('budget-left')).toContainText('Unattended: 49 turns');
+  // The first pass is the person's own (they typed /loop): the budget for unattended turns is whole.
+  await expect(page.getByTestId('budget-left')).toContainText('Unattended: 50 turns');
   await expect(page.getByTestId('budget')).toHaveAttribute('data-spent', 'false');
 
   // The Schedules tab: the loop with its next run; pause and resume it.
@@ -99,4 +99,76 @@ test('the slash menu and /loop, the Schedules panel, the resume guard after a re
     pageProblems.length,
     ...pageProblems.filter((text) => !/WebSocket|ERR_CONNECTION_REFUSED/.test(text)),
   );
+});
+
+test('the budget for unattended turns: spent in the header, raised in Settings, what waited runs', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
+  void pageProblems;
+  const auth = { Authorization: `Bearer ${host.token}` };
+  await page.request.put(`${host.origin}/api/settings`, {
+    headers: auth,
+    data: {
+      provider: { kind: 'openai-compatible', baseUrl: model.baseUrl, model: 'fake', apiKey: 'k' },
+      budget: { turns: 1 },
+      command_allowlist: ['echo first', 'echo second'],
+    },
+  });
+  const started = (command: string) => ({
+    toolCalls: [{ name: 'run_command', args: { command, background: true, notify_on_finish: true } }],
+  });
+  model.enqueue(started('echo first'), { text: 'Started the first.' }, { text: 'The first ended.' });
+  await page.goto(host.url);
+  await page.getByTestId('new-session').click();
+  await expect(page).toHaveURL(/#\/s\/[a-z0-9]+$/);
+  const sessionUrl = page.url();
+  const composer = page.getByTestId('composer-input');
+  await composer.fill('run the first');
+  await composer.press('Enter');
+
+  // The wake-up for the first task spends the one turn: the header says so and offers Resume.
+  await expect(page.getByText('The first ended.')).toBeVisible({ timeout: 15_000 });
+  const chip = page.getByTestId('budget');
+  await expect(chip).toHaveAttribute('data-spent', 'true');
+  await expect(page.getByTestId('budget-left')).toHaveText('Unattended budget spent');
+  await expect(page.getByTestId('budget-resume')).toHaveText('Resume');
+  await expect(page.getByTestId('system-note').last()).toContainText('budget for unattended turns is spent');
+
+  // A second task ends while it is spent: no turn starts.
+  model.enqueue(started('echo second'), { text: 'Started the second.' }, { text: 'The second ended too.' });
+  await composer.fill('run the second');
+  await composer.press('Enter');
+  await expect(page.getByText('Started the second.')).toBeVisible({ timeout: 15_000 });
+  await expect(page.locator('[data-testid="tool-row"][data-task-id="bg_2"]').first()).toHaveAttribute(
+    'data-status',
+    'succeeded',
+    { timeout: 15_000 },
+  );
+  await page.waitForTimeout(1500);
+  await expect(page.getByText('The second ended too.')).toHaveCount(0);
+  await shoot(page, testInfo, 'budget-spent');
+
+  // Raised in Settings (Unattended work): the budget opens and the wake-up that waited runs.
+  await page.getByTestId('open-settings').click();
+  const section = page.getByTestId('settings-unattended');
+  const turns = section.locator('[data-testid="tunable"][data-id="budget.turns"]');
+  await expect(turns.getByTestId('tunable-value')).toHaveText('1');
+  await expect(turns.getByTestId('tunable-source')).toHaveText('settings.json');
+  await expect(
+    section.locator('[data-testid="tunable"][data-id="sleep.maxSeconds"]').getByTestId('tunable-value'),
+  ).toHaveText('10 min (600 s)');
+  await turns.getByTestId('tunable-change').click();
+  await turns.getByTestId('tunable-input').fill('4');
+  await turns.getByTestId('tunable-input').press('Enter');
+  await expect(turns.getByTestId('tunable-value')).toHaveText('4');
+  await section.scrollIntoViewIfNeeded();
+  await shoot(page, testInfo, 'settings-unattended');
+
+  await page.goto(sessionUrl);
+  await expect(page.getByText('The second ended too.')).toBeVisible({ timeout: 15_000 });
+  await expect(chip).toHaveAttribute('data-spent', 'false');
+  await expect(page.getByTestId('budget-left')).toContainText('Unattended: 2 turns');
+  expect(model.requests.at(-1)!.transcript).toMatch(/bg_2 \(echo second\): succeeded/);
 });

@@ -167,6 +167,10 @@ export const contract = defineContract({
       payload: z.object({ sessionId: IdSchema, grants: z.array(GrantSchema) }),
       summary: 'The grants of a session changed',
     }),
+    openSession: event({
+      payload: z.object({ sessionId: IdSchema }),
+      summary: 'The person asked (from a notification) to see this session',
+    }),
     openTask: event({
       payload: z.object({ sessionId: IdSchema, taskId: TaskIdSchema }),
       summary: 'The person asked (from a notification or the tray) to see this task',

@@ -82,8 +82,12 @@ export const scheduleRequests = {
 
 export const scheduleEvents = {
   budgetChanged: event({
-    payload: z.object({ budget: BudgetStateSchema }),
-    summary: "A session's budget for unattended turns changed (used, told at 80 %, spent, resumed)",
+    payload: z.object({
+      budget: BudgetStateSchema,
+      /** Set when this change crossed 80 % or spent it: the person is notified. */
+      told: z.enum(['warned', 'spent']).nullable(),
+    }),
+    summary: "A session's budget for unattended turns changed (used, told at 80 %, spent, resumed, its limits changed)",
   }),
   schedulesChanged: event({
     payload: z.object({ sessionId: IdSchema.nullable() }),

@@ -59,6 +59,8 @@ export interface AgentDeps {
 interface Turn {
   controller: AbortController;
   automated: boolean;
+  /** The tokens the turn's finished steps used, as the provider reported them. */
+  tokens: number;
   /** Aborts when the person posts a message during the turn: a sleep wakes for it. */
   personMessage: AbortController;
   /** A call woke for the person's message: the turn ends after this step, and their queued turn runs. */
@@ -98,11 +100,21 @@ export class AgentService {
   submit(
     sessionId: string,
     text: string,
-    options: { automated?: boolean; schedule?: MessageSchedule } = {},
+    options: {
+      automated?: boolean;
+      schedule?: MessageSchedule;
+      /**
+       * Whether the turn draws from the unattended budget: by default what is automated does. An
+       * automated turn the person asked for (a loop's first pass, Run now) does not.
+       */
+      charged?: boolean;
+    } = {},
   ): { message: Message; done: Promise<void> } {
-    const message = this.#deps.sessions.postUserMessage(sessionId, text, options);
+    const { charged, ...posted } = options;
+    const message = this.#deps.sessions.postUserMessage(sessionId, text, posted);
     if (!options.automated) this.#turns.get(sessionId)?.personMessage.abort();
-    const done = this.#enqueue(sessionId, () => this.#runTurn(sessionId, options.automated ?? false));
+    const automated = options.automated ?? false;
+    const done = this.#enqueue(sessionId, () => this.#runTurn(sessionId, automated, charged ?? automated));
     return { message, done };
   }
 
@@ -113,7 +125,8 @@ export class AgentService {
 
   /**
    * Runs the failed last turn again on the same transcript (no new message). Refused while a turn
-   * is in flight or queued, and when the last turn did not fail.
+   * is in flight or queued, and when the last turn did not fail. The person asked for it, so it
+   * never draws from the unattended budget; the failure is kept until the turn really starts.
    */
   retry(sessionId: string): { done: Promise<void> } {
     if (this.#turns.has(sessionId) || this.#locks.has(sessionId))
@@ -121,9 +134,7 @@ export class AgentService {
     const failed = this.#failed.get(sessionId);
     if (!failed)
       throw new DroverError('conflict', 'The last turn of this session did not fail, so there is nothing to retry.');
-    this.#failed.delete(sessionId);
-    const { automated } = failed;
-    return { done: this.#enqueue(sessionId, () => this.#runTurn(sessionId, automated)) };
+    return { done: this.#enqueue(sessionId, () => this.#runTurn(sessionId, failed.automated, false)) };
   }
 
   /** Cancels the turn in flight; background tasks are never touched. */
@@ -156,7 +167,7 @@ export class AgentService {
     return next;
   }
 
-  async #runTurn(sessionId: string, automated: boolean): Promise<void> {
+  async #runTurn(sessionId: string, automated: boolean, charged: boolean): Promise<void> {
     if (this.#disposed) return;
     const { sessions, bus } = this.#deps;
     const connection = this.#deps.model();
@@ -169,7 +180,7 @@ export class AgentService {
       });
       return;
     }
-    const budget = automated ? this.#deps.budget : undefined;
+    const budget = charged ? this.#deps.budget : undefined;
     if (budget && !budget.allows(sessionId)) {
       // Queued before the budget ran out: it waits for the person, like the rest.
       sessions.append({
@@ -184,6 +195,7 @@ export class AgentService {
     const turn: Turn = {
       controller: new AbortController(),
       automated,
+      tokens: 0,
       personMessage: new AbortController(),
       yielded: false,
     };
@@ -195,6 +207,15 @@ export class AgentService {
     // Read once per turn: a settings change applies from the next turn, never halfway through one.
     const background = this.#deps.backgroundEnabled?.() ?? true;
     const tools = offeredTools(this.#deps.tools, background);
+    // Each finished step's usage counts, so a turn that fails or is stopped halfway still pays for
+    // what it used.
+    const onStepFinish = (step: { text: string; usage?: Usage }) => {
+      if (step.usage) turn.tokens += tokensOf(step.usage);
+      if (!connection.streaming) {
+        if (step.text) writer.text(step.text);
+        writer.endText();
+      }
+    };
     try {
       const options = {
         // Retries are ours (each one told to the person as it happens), never the SDK's silent ones.
@@ -218,6 +239,7 @@ export class AgentService {
         stopWhen: [stepCountIs(MAX_STEPS_PER_TURN), () => turn.yielded],
         abortSignal: turn.controller.signal,
         maxRetries: 0,
+        onStepFinish,
         experimental_repairToolCall: async ({
           toolCall,
           error: callError,
@@ -238,16 +260,8 @@ export class AgentService {
           else if (part.type === 'tool-call' || part.type === 'finish-step') writer.endText();
           else if (part.type === 'error') throw part.error;
         }
-        if (budget && !turn.controller.signal.aborted) budget.spendTokens(sessionId, tokensOf(await result.totalUsage));
       } else {
-        const result = await generateText({
-          ...options,
-          onStepFinish: (step: { text: string }) => {
-            if (step.text) writer.text(step.text);
-            writer.endText();
-          },
-        } as Parameters<typeof generateText>[0]);
-        budget?.spendTokens(sessionId, tokensOf(result.totalUsage));
+        await generateText(options as Parameters<typeof generateText>[0]);
       }
       // On abort the SDK may end the stream quietly instead of throwing.
       if (turn.controller.signal.aborted) writer.cancel();
@@ -270,6 +284,11 @@ export class AgentService {
       }
     } finally {
       this.#turns.delete(sessionId);
+      try {
+        budget?.spendTokens(sessionId, turn.tokens);
+      } catch (spendError) {
+        this.#deps.log?.(`the tokens of a turn in session ${sessionId} could not be counted: ${String(spendError)}`);
+      }
       try {
         writer.settleRunningTools(turn.controller.signal.aborted ? 'cancelled' : 'error');
       } finally {
@@ -332,12 +351,14 @@ export class AgentService {
   }
 }
 
-/** The tokens a turn used, as the provider reported them (0 when it did not). */
-function tokensOf(usage: {
+interface Usage {
   totalTokens?: number | undefined;
   inputTokens?: number | undefined;
   outputTokens?: number | undefined;
-}): number {
+}
+
+/** The tokens a step used, as the provider reported them (0 when it did not). */
+function tokensOf(usage: Usage): number {
   return usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
 }
 

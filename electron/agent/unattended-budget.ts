@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { BUDGET_WARN_SHARE, compactCount as compact, type BudgetState } from '../../shared/schemas/budget.js';
+import type { BudgetTold } from '../../shared/domain/budget-notice.js';
 
 export interface BudgetLimits {
   turns: number;
@@ -9,10 +10,12 @@ export interface BudgetLimits {
 export interface UnattendedBudgetDeps {
   /** The limits in force (settings), read at every check. */
   limits: () => BudgetLimits;
-  /** A session's budget changed (used, told, resumed). */
-  changed: (state: BudgetState) => void;
+  /** A session's budget changed (used, told, resumed); `told` when it just crossed 80 % or was spent. */
+  changed: (state: BudgetState, told: BudgetTold | null) => void;
   /** Tells the person, in the session's transcript: at 80 %, and when it is spent. */
   note: (sessionId: string, text: string) => void;
+  /** A spent budget has room again (resumed, or its limits raised): what waited may run. */
+  reopened?: (sessionId: string) => void;
   now?: () => number;
 }
 
@@ -35,6 +38,7 @@ export class UnattendedBudget {
   readonly #get: Statement;
   readonly #upsert: Statement;
   readonly #reset: Statement;
+  readonly #all: Statement;
 
   constructor(db: Database, deps: UnattendedBudgetDeps) {
     this.#deps = deps;
@@ -47,6 +51,7 @@ export class UnattendedBudget {
       ON CONFLICT (session_id) DO UPDATE SET turns_used = @turns, tokens_used = @tokens, warned = @warned,
         spent_told = @spent, updated_at = @now`);
     this.#reset = db.prepare('DELETE FROM session_budgets WHERE session_id = ?');
+    this.#all = db.prepare('SELECT session_id, turns_used, tokens_used, warned, spent_told FROM session_budgets');
   }
 
   state(sessionId: string): BudgetState {
@@ -73,10 +78,26 @@ export class UnattendedBudget {
 
   /** The person's "Resume": the budget starts over. */
   resume(sessionId: string): BudgetState {
+    const wasSpent = this.state(sessionId).spent;
     this.#reset.run(sessionId);
     const state = this.state(sessionId);
-    this.#deps.changed(state);
+    this.#deps.changed(state, null);
+    if (wasSpent) this.#deps.reopened?.(sessionId);
     return state;
+  }
+
+  /**
+   * The limits in settings changed: every session with use is judged again. Raised above its use,
+   * a spent budget opens (what waited runs) and its notes are told again when it runs low again;
+   * lowered below its use, the person is told at once.
+   */
+  limitsChanged(limitsBefore: BudgetLimits): void {
+    for (const row of this.#all.all() as (Row & { session_id: string })[]) {
+      const { session_id: sessionId, ...used } = row;
+      const wasSpent = spentUnder(used, limitsBefore);
+      this.#save(sessionId, used);
+      if (wasSpent && !this.state(sessionId).spent) this.#deps.reopened?.(sessionId);
+    }
   }
 
   #row(sessionId: string): Row {
@@ -92,17 +113,24 @@ export class UnattendedBudget {
       tokensUsed: row.tokens_used,
       tokensMax: limits.tokens,
       warned: row.warned === 1,
-      spent: row.turns_used >= limits.turns || row.tokens_used >= limits.tokens,
+      spent: spentUnder(row, limits),
     };
   }
 
-  /** Stores the new use, and tells the person once when it crosses 80 % and once when it is spent. */
+  /**
+   * Stores the new use, and tells the person once when it crosses 80 % and once when it is spent;
+   * each is told again after the share fell back below it (raised limits).
+   */
   #save(sessionId: string, row: Row): void {
     const limits = this.#deps.limits();
     const share = Math.max(row.turns_used / limits.turns, row.tokens_used / limits.tokens);
     const warn = row.warned === 0 && share >= BUDGET_WARN_SHARE && share < 1;
     const spent = row.spent_told === 0 && share >= 1;
-    const next = { ...row, warned: warn || spent ? 1 : row.warned, spent_told: spent ? 1 : row.spent_told };
+    const next = {
+      ...row,
+      warned: share < BUDGET_WARN_SHARE ? 0 : warn || spent ? 1 : row.warned,
+      spent_told: share < 1 ? 0 : spent ? 1 : row.spent_told,
+    };
     this.#upsert.run({
       id: sessionId,
       turns: next.turns_used,
@@ -119,6 +147,10 @@ export class UnattendedBudget {
         sessionId,
         `This session's budget for unattended turns is spent (${used}): wake-ups, loops and schedules wait until you resume it (the header's Resume) or raise it in settings.`,
       );
-    this.#deps.changed(state);
+    this.#deps.changed(state, spent ? 'spent' : warn ? 'warned' : null);
   }
+}
+
+function spentUnder(row: Pick<Row, 'turns_used' | 'tokens_used'>, limits: BudgetLimits): boolean {
+  return row.turns_used >= limits.turns || row.tokens_used >= limits.tokens;
 }

@@ -7,14 +7,17 @@ import { blockedReasonFor } from '../work/work-links.js';
 
 /** Tasks ending within this window of each other cost one turn. */
 export const WAKE_SETTLE_MS = 750;
-export const DEFAULT_MAX_WAKES_PER_SESSION = 50;
 
 export interface WakeDeps {
   /** Starts an automated turn; it waits for any turn in flight. */
   wake(sessionId: string, text: string): void;
   /** True while Drover shuts down: a stop during drain is terminal and wakes nothing. */
   shuttingDown(): boolean;
-  maxWakesPerSession: () => number;
+  /**
+   * The session's budget for unattended turns has room. When it is spent, what would wake the
+   * session waits, gathered, and is told in one turn once the budget opens again (`release`).
+   */
+  allowed: (sessionId: string) => boolean;
   log: (message: string) => void;
 }
 
@@ -22,15 +25,16 @@ export interface WakeDeps {
  * Starts a turn when something the agent asked to hear about happens: a task that asked for it
  * (notify_on_finish, or a monitor) reaches a terminal state, a monitor's check is due, a task
  * that declared readiness is ready or died first. Plain statements, never output. A burst costs
- * one turn; a per-session cap stops a loop of self-renewing wakes.
+ * one turn; each turn draws from the session's budget for unattended turns, which stops a loop of
+ * self-renewing wakes.
  */
 export class WakeScheduler {
   readonly #deps: WakeDeps;
   readonly #pending = new Map<string, { notices: WakeNotices; timer: NodeJS.Timeout }>();
   /** `ended:bg_1`, `ready:bg_1`, `ping:mon_2`: each is told once. */
   readonly #announced = new Set<string>();
-  readonly #wakes = new Map<string, number>();
-  readonly #capLogged = new Set<string>();
+  /** What came while the session's budget was spent, gathered for one turn when it opens. */
+  readonly #waiting = new Map<string, WakeNotices>();
   /** Tasks that ended before this run began were told of by the run they ended in (a row saved again, say for its read offset, is not news). */
   readonly #since = Date.now();
 
@@ -56,6 +60,19 @@ export class WakeScheduler {
     this.#add(row.sessionId, `ping:${row.id}`, 'pings', pingLine(row));
   }
 
+  /** The session's budget opened again: what waited is told in one turn. */
+  release(sessionId: string): void {
+    const notices = this.#waiting.get(sessionId);
+    if (!notices || this.#deps.shuttingDown() || !this.#deps.allowed(sessionId)) return;
+    this.#waiting.delete(sessionId);
+    this.#deps.wake(sessionId, wakeMessage(notices));
+  }
+
+  /** Whether wake-ups wait in the session for its budget. */
+  waiting(sessionId: string): boolean {
+    return this.#waiting.has(sessionId);
+  }
+
   dispose(): void {
     for (const batch of this.#pending.values()) clearTimeout(batch.timer);
     this.#pending.clear();
@@ -79,20 +96,21 @@ export class WakeScheduler {
     const batch = this.#pending.get(sessionId);
     this.#pending.delete(sessionId);
     if (!batch || this.#deps.shuttingDown()) return;
-    const used = this.#wakes.get(sessionId) ?? 0;
-    if (used >= this.#deps.maxWakesPerSession()) {
-      if (!this.#capLogged.has(sessionId)) {
-        this.#capLogged.add(sessionId);
+    if (!this.#deps.allowed(sessionId)) {
+      const waiting = this.#waiting.get(sessionId);
+      if (!waiting) {
+        this.#waiting.set(sessionId, batch.notices);
         this.#deps.log(
-          `background_wake_capped: session ${sessionId} reached ${used} wake-ups; tasks no longer start turns`,
+          `background_wake_capped: session ${sessionId} has spent its budget for unattended turns; wake-ups wait for it`,
         );
-      }
+      } else for (const kind of KINDS) waiting[kind].push(...batch.notices[kind]);
       return;
     }
-    this.#wakes.set(sessionId, used + 1);
     this.#deps.wake(sessionId, wakeMessage(batch.notices));
   }
 }
+
+const KINDS = ['ended', 'pings', 'ready'] as const satisfies readonly (keyof WakeNotices)[];
 
 function shortCommand(row: TaskRow): string {
   return row.command.length > 80 ? `${row.command.slice(0, 77)}…` : row.command;

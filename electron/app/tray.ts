@@ -1,12 +1,15 @@
 import { join } from 'node:path';
 import { BrowserWindow, Menu, Notification, Tray, nativeImage } from 'electron';
 import type { TaskRow } from '../../shared/schemas/task.js';
+import type { BudgetState } from '../../shared/schemas/budget.js';
+import { budgetNotice, type BudgetTold } from '../../shared/domain/budget-notice.js';
 import type { Services } from '../core/services.js';
 import { TaskNotices } from '../notify/task-notices.js';
 
 /**
  * Draws what TaskNotices decides: the tray's running count and menu, and a system
- * notification when a task ends while the window is away. Clicking either opens the task.
+ * notification when a task ends while the window is away. Clicking either opens the task. A
+ * session's unattended budget at 80 % or spent is notified the same way, and opens the session.
  */
 export function startTaskTray(options: {
   services: Services;
@@ -19,14 +22,38 @@ export function startTaskTray(options: {
   const image = nativeImage.createFromPath(options.iconPath).resize({ width: 18, height: 18 });
   const tray = new Tray(image);
 
-  const open = (sessionId: string, taskId: string) => {
+  const raise = () => {
     const window = options.window();
     if (window && !window.isDestroyed()) {
       if (window.isMinimized()) window.restore();
       window.show();
       window.focus();
     }
+  };
+  const open = (sessionId: string, taskId: string) => {
+    raise();
     services.bus.emit('openTask', { sessionId, taskId });
+  };
+  const windowFocused = () => {
+    const window = options.window();
+    return Boolean(window && !window.isDestroyed() && window.isFocused());
+  };
+  const sessionTitle = (sessionId: string) => {
+    try {
+      return services.sessions.get(sessionId).title;
+    } catch {
+      return null;
+    }
+  };
+  const notifyBudget = (budget: BudgetState, told: BudgetTold) => {
+    if (!options.notificationsEnabled() || !Notification.isSupported() || windowFocused()) return;
+    const notice = budgetNotice(budget, told, sessionTitle(budget.sessionId));
+    const shown = new Notification({ title: notice.title, body: notice.body, icon: options.iconPath });
+    shown.on('click', () => {
+      raise();
+      services.bus.emit('openSession', { sessionId: budget.sessionId });
+    });
+    shown.show();
   };
 
   const redraw = () => {
@@ -45,19 +72,17 @@ export function startTaskTray(options: {
   };
 
   const unsubscribe = services.bus.subscribe((name, payload) => {
+    if (name === 'budgetChanged') {
+      const { budget, told } = payload as { budget: BudgetState; told: BudgetTold | null };
+      if (told) notifyBudget(budget, told);
+      return;
+    }
     if (name !== 'taskUpdated') return;
     const task = (payload as { task: TaskRow }).task;
-    const window = options.window();
     const notice = notices.update(task, {
       enabled: options.notificationsEnabled() && Notification.isSupported(),
-      windowFocused: Boolean(window && !window.isDestroyed() && window.isFocused()),
-      sessionTitle: (sessionId) => {
-        try {
-          return services.sessions.get(sessionId).title;
-        } catch {
-          return null;
-        }
-      },
+      windowFocused: windowFocused(),
+      sessionTitle,
     });
     redraw();
     if (notice) {

@@ -90,14 +90,8 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     },
     resumeBudget: ({ sessionId }) => {
       requireSession(sessionId);
-      const state = d.budget.resume(sessionId);
-      // What waited for the budget may run now.
-      try {
-        void d.scheduling().tick();
-      } catch {
-        // Scheduling unavailable: nothing waits on it.
-      }
-      return state;
+      // What waited for the budget runs now (the budget's `reopened`).
+      return d.budget.resume(sessionId);
     },
     appInfo: () => ({ ...d.info, storage: d.storage() }),
     listSessions: () => sessions.list(),

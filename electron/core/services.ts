@@ -4,7 +4,7 @@ import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import { EventBus } from './event-bus.js';
 import { randomId } from './ids.js';
 import { createHandlers } from './handlers.js';
-import { KEY_VARIABLES, loadSettings, SettingsService } from './settings.js';
+import { budgetLimits, KEY_VARIABLES, loadSettings, SettingsService } from './settings.js';
 import { instanceIdFor } from './instance.js';
 import { FileSecretStore, type SecretStore } from './secrets.js';
 import { createRouter, type Router } from '../ipc/router.js';
@@ -32,7 +32,7 @@ import { AgentService } from '../agent/agent-service.js';
 import { backgroundTools } from '../agent/tools.js';
 import { createKillTool } from '../agent/kill-tool.js';
 import { createLanguageModel } from '../agent/providers.js';
-import { DEFAULT_MAX_WAKES_PER_SESSION, WakeScheduler } from '../agent/wakes.js';
+import { WakeScheduler } from '../agent/wakes.js';
 import { PermissionService } from '../permissions/permission-service.js';
 import { MonitorPings } from '../agent/monitor-pings.js';
 import { workTools } from '../agent/work-tools.js';
@@ -41,7 +41,6 @@ import { todoTool } from '../agent/todo-tool.js';
 import { sleepTool } from '../agent/sleep-tool.js';
 import { Scheduling } from '../scheduler/scheduler-service.js';
 import { UnattendedBudget } from '../agent/unattended-budget.js';
-import { BUDGET_DEFAULTS } from '../../shared/schemas/settings.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { WorkLinks } from '../work/work-links.js';
 import { PortIndex } from '../pool/port-index.js';
@@ -231,13 +230,21 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   const { ledger, checklists, listOf: workListId, changed: workChanged } = planning;
   const killTool = createKillTool({ pool, instanceId, ...(unixOs ? { os: unixOs } : {}) });
   // What unattended turns (wake-ups, loop passes, scheduled prompts) may use, per session.
+  let limitsInForce = budgetLimits(settings.current);
   const budget = new UnattendedBudget(db, {
-    limits: () => ({
-      turns: settings.current.budget?.turns ?? BUDGET_DEFAULTS.turns,
-      tokens: settings.current.budget?.tokens ?? BUDGET_DEFAULTS.tokens,
-    }),
-    changed: (state) => bus.emit('budgetChanged', { budget: state }),
+    limits: () => limitsInForce,
+    changed: (state, told) => bus.emit('budgetChanged', { budget: state, told }),
     note: (sessionId, text) => void sessions.append({ sessionId, role: 'system', text, automated: true }),
+    // What waited for the budget runs: the gathered wake-ups in one turn, and due schedules at once.
+    reopened: (sessionId) => {
+      wakes.release(sessionId);
+      void scheduling.scheduler?.tick();
+    },
+  });
+  settings.onChange((current) => {
+    const before = limitsInForce;
+    limitsInForce = budgetLimits(current);
+    if (before.turns !== limitsInForce.turns || before.tokens !== limitsInForce.tokens) budget.limitsChanged(before);
   });
   // Schedules run as automated turns, one at a time with the person's, never while a turn runs.
   const scheduling: Scheduling = new Scheduling({
@@ -250,8 +257,8 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     idle: (sessionId): boolean => agent.isIdle(sessionId),
     allowed: (sessionId) => budget.allows(sessionId),
     sessionExists: (sessionId) => sessions.list().some((session) => session.id === sessionId),
-    submit: (sessionId, text, schedule): Promise<void> =>
-      agent.submit(sessionId, text, { automated: true, schedule }).done,
+    submit: (sessionId, text, schedule, byPerson): Promise<void> =>
+      agent.submit(sessionId, text, { automated: true, schedule, charged: !byPerson }).done,
     createSession: (title) => sessions.create(title).id,
     note: (sessionId, text) => void sessions.append({ sessionId, role: 'system', text, automated: true }),
     changed: (sessionId) => bus.emit('schedulesChanged', { sessionId }),
@@ -289,13 +296,11 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     budget,
     log: warn,
   });
-  const wakes = new WakeScheduler({
-    // With the budget spent, a wake-up is not started: the person sees the task end in the panel.
-    wake: (sessionId, text) => {
-      if (budget.allows(sessionId)) void agent.submit(sessionId, text, { automated: true }).done;
-    },
+  const wakes: WakeScheduler = new WakeScheduler({
+    wake: (sessionId, text) => void agent.submit(sessionId, text, { automated: true }).done,
+    // With the budget spent, wake-ups wait, gathered, until it opens again.
+    allowed: (sessionId) => budget.allows(sessionId),
     shuttingDown: () => pool.draining || agent.disposed,
-    maxWakesPerSession: () => settings.current.agent?.maxWakesPerSession ?? DEFAULT_MAX_WAKES_PER_SESSION,
     log: warn,
   });
   // A scheduled monitor's first wake: its check is due.

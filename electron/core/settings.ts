@@ -19,7 +19,6 @@ import {
 import type { ConnectionTestResult } from '../../shared/schemas/connection-test.js';
 import type { SecretStore } from './secrets.js';
 import { DEFAULT_POLICY, type PoolPolicy } from '../pool/policy.js';
-import { DEFAULT_MAX_WAKES_PER_SESSION } from '../agent/wakes.js';
 import { testConnection, type ConnectionTestOptions, type ProviderToTest } from '../agent/connection-test.js';
 import { writePrivateFileAtomic } from '../store/private-files.js';
 import { fullMessage, isNoRoom } from '../store/no-room.js';
@@ -112,9 +111,10 @@ export function tunablesInForce(settings: Settings, overrides: Partial<PoolPolic
   const agent = {
     maxWakesPerSession:
       wakes === undefined
-        ? { value: DEFAULT_MAX_WAKES_PER_SESSION, default: DEFAULT_MAX_WAKES_PER_SESSION, source: 'default' as const }
-        : { value: wakes, default: DEFAULT_MAX_WAKES_PER_SESSION, source: 'settings' as const },
+        ? { value: BUDGET_DEFAULTS.turns, default: BUDGET_DEFAULTS.turns, source: 'default' as const }
+        : { value: wakes, default: BUDGET_DEFAULTS.turns, source: 'settings' as const },
   } satisfies Record<(typeof AGENT_KEYS)[number], InForce>;
+  const limits = budgetLimits(settings);
   return {
     background,
     agent,
@@ -129,9 +129,24 @@ export function tunablesInForce(settings: Settings, overrides: Partial<PoolPolic
       ),
     },
     budget: {
-      turns: fileOrDefault(settings.budget?.turns, BUDGET_DEFAULTS.turns),
+      turns:
+        limits.turns === BUDGET_DEFAULTS.turns && settings.budget?.turns === undefined && wakes === undefined
+          ? fileOrDefault(undefined, BUDGET_DEFAULTS.turns)
+          : { value: limits.turns, default: BUDGET_DEFAULTS.turns, source: 'settings' },
       tokens: fileOrDefault(settings.budget?.tokens, BUDGET_DEFAULTS.tokens),
     },
+  };
+}
+
+/**
+ * The budget for unattended turns in force. `agent.maxWakesPerSession`, the cap on wake-ups from
+ * before the budget, is read as the turn limit when `budget.turns` is not set (at least 1).
+ */
+export function budgetLimits(settings: Settings): { turns: number; tokens: number } {
+  const legacy = settings.agent?.maxWakesPerSession;
+  return {
+    turns: settings.budget?.turns ?? (legacy === undefined ? BUDGET_DEFAULTS.turns : Math.max(1, legacy)),
+    tokens: settings.budget?.tokens ?? BUDGET_DEFAULTS.tokens,
   };
 }
 

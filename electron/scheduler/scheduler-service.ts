@@ -20,7 +20,8 @@ export interface SchedulingDeps {
   idle: (sessionId: string) => boolean;
   allowed: (sessionId: string) => boolean;
   sessionExists: (sessionId: string) => boolean;
-  submit: (sessionId: string, text: string, schedule: MessageSchedule) => Promise<void>;
+  /** `byPerson`: the person asked for this run, so it draws nothing from the unattended budget. */
+  submit: (sessionId: string, text: string, schedule: MessageSchedule, byPerson: boolean) => Promise<void>;
   createSession: (title: string) => string;
   note: (sessionId: string, text: string) => void;
   changed: (sessionId: string | null) => void;
@@ -58,7 +59,7 @@ export class Scheduling {
         allowed: deps.allowed,
         sessionExists: deps.sessionExists,
         run: (run: ScheduledRun) =>
-          deps.submit(run.sessionId, run.text, { id: run.scheduleId, kind: run.kind, label: run.label }),
+          deps.submit(run.sessionId, run.text, { id: run.scheduleId, kind: run.kind, label: run.label }, run.byPerson),
         defaultTask: () => readDefaultTask(deps.workingDir, deps.dataDir),
         sessionForJob: (schedule) =>
           deps.createSession(titleFrom(`Scheduled: ${schedule.prompt || 'the default task'}`)),

@@ -27,6 +27,11 @@ export interface ScheduledRun {
   label: string;
   /** The schedule's prompt, or the default task as read now. */
   text: string;
+  /**
+   * The person asked for this run (a loop's first pass, Run now): it does not wait for, or draw
+   * from, the session's budget for unattended turns.
+   */
+  byPerson: boolean;
 }
 
 export interface SchedulerDeps {
@@ -75,34 +80,60 @@ export class Scheduler {
    */
   readonly #held = new Map<string, string | null>();
   readonly #running = new Set<string>();
+  /** Schedules whose next run the person asked for (a typed `/loop`'s first pass, Run now). */
+  readonly #byPerson = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
   #ticking = false;
+  /** What the last run left has been read and held: until then nothing fires (the guard fails closed). */
+  #takenUp = false;
+  #takeUpLogged = false;
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
   }
 
-  /** Takes up what the last run left: drops what ended while closed, holds the rest, starts ticking. */
+  /** Takes up what the last run left (drops what ended while closed, holds the rest), then ticks. */
   start(): void {
-    // Ticking first: a schedule that cannot be taken up must not stop the others from running.
+    this.#takeUp();
     this.#timer = setInterval(() => void this.tick(), TICK_MS);
     this.#timer.unref();
+  }
+
+  /**
+   * Reads what the last run left. Each schedule is held before anything else is done with it, so
+   * one whose take-up fails still waits for the person; one that was paused stays paused, not held.
+   * When the store cannot be read, nothing fires, and the next tick tries again.
+   */
+  #takeUp(): boolean {
     const now = this.#now();
-    const changed = new Set<string | null>();
     const ask = !this.#deps.resumeWithoutAsking();
-    for (const schedule of this.#deps.store.all()) {
+    let found: StoredSchedule[];
+    try {
+      found = this.#deps.store.all();
+    } catch (error) {
+      if (!this.#takeUpLogged)
+        this.#deps.log?.(`the schedules left by the last run could not be read: ${(error as Error).message}`);
+      this.#takeUpLogged = true;
+      return false;
+    }
+    const changed = new Set<string | null>();
+    for (const schedule of found) {
+      if (ask && !schedule.paused) this.#held.set(schedule.id, schedule.sessionId);
       try {
         const gone = schedule.sessionId !== null && !this.#deps.sessionExists(schedule.sessionId);
         const outcome = gone ? 'delete' : takeUp(schedule, now, this.#deps.timeZone);
-        if (outcome === 'delete') this.#deps.store.delete(schedule.id);
-        else if (outcome !== 'kept') this.#deps.store.update(schedule.id, outcome);
+        if (outcome === 'delete') {
+          this.#deps.store.delete(schedule.id);
+          this.#held.delete(schedule.id);
+        } else if (outcome !== 'kept') this.#deps.store.update(schedule.id, outcome);
         if (outcome !== 'kept') changed.add(schedule.sessionId);
-        if (outcome !== 'delete' && ask) this.#held.set(schedule.id, schedule.sessionId);
       } catch (error) {
         this.#deps.log?.(`schedule ${schedule.id} could not be taken up: ${(error as Error).message}`);
       }
     }
+    this.#takenUp = true;
     for (const owner of changed) this.#deps.changed(owner);
+    return true;
   }
 
   stop(): void {
@@ -177,7 +208,9 @@ export class Scheduler {
     const replaced =
       request.kind === 'self-paced' ? this.#owned(sessionId).filter((schedule) => schedule.kind === 'self_paced') : [];
     for (const old of replaced) this.#deps.store.delete(old.id);
-    return { schedule: this.#insert(made.row), confirmation: made.confirmation(replaced.map((old) => old.id)) };
+    const schedule = this.#insert(made.row);
+    this.#byPerson.add(schedule.id);
+    return { schedule, confirmation: made.confirmation(replaced.map((old) => old.id)) };
   }
 
   delete(id: string, sessionId?: string): StoredSchedule {
@@ -188,6 +221,7 @@ export class Scheduler {
     )
       throw new DroverError('not_found', `No schedule "${id}" in this conversation`, { path: 'id' });
     this.#deps.store.delete(id);
+    this.#byPerson.delete(id);
     this.#deps.changed(schedule.sessionId);
     return schedule;
   }
@@ -247,8 +281,9 @@ export class Scheduler {
     const schedule = this.#deps.store.get(id);
     if (!schedule) throw new DroverError('not_found', `No schedule "${id}"`, { path: 'id' });
     this.#deps.store.update(id, { nextFireAt: this.#now(), needsConfirmation: false, paused: false });
-    // The person's own act answers the resume guard for this one.
+    // The person's own act answers the resume guard for this one, and spends no unattended budget.
     this.#held.delete(id);
+    this.#byPerson.add(id);
     this.#deps.changed(schedule.sessionId);
     return this.get(id);
   }
@@ -264,6 +299,7 @@ export class Scheduler {
     if (this.#ticking) return;
     this.#ticking = true;
     try {
+      if (!this.#takenUp && !this.#takeUp()) return;
       const now = this.#now();
       for (const schedule of this.#deps.store.due(now)) {
         if (this.#held.has(schedule.id) || this.#running.has(schedule.id)) continue;
@@ -283,11 +319,13 @@ export class Scheduler {
 
   #fire(schedule: StoredSchedule, now: number): void {
     const target = schedule.sessionId ?? this.#jobSession(schedule);
-    if (!this.#deps.idle(target) || !(this.#deps.allowed?.(target) ?? true)) return;
+    const byPerson = this.#byPerson.has(schedule.id);
+    if (!this.#deps.idle(target) || !(byPerson || (this.#deps.allowed?.(target) ?? true))) return;
     const claimed = this.#deps.store.claim(schedule, this.#deps.holder, now, LEASE_MS, (current) =>
       afterRun(current, now, this.#deps.timeZone),
     );
     if (!claimed) return;
+    this.#byPerson.delete(schedule.id);
     this.#running.add(claimed.id);
     this.#deps.changed(claimed.sessionId);
     const renew = setInterval(
@@ -316,6 +354,7 @@ export class Scheduler {
         kind: claimed.kind,
         label: claimed.label,
         text,
+        byPerson,
       });
     } catch (error) {
       // Refused before it started (the transcript could not be written): the lease and the loop go on.

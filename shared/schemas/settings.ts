@@ -103,13 +103,28 @@ const BudgetFieldsSchema = z.object({
 export const BudgetSettingsSchema = BudgetFieldsSchema.partial().strict();
 export type BudgetSettings = z.output<typeof BudgetSettingsSchema>;
 
+/** The sections of settings.json whose figures the Settings page edits one by one. */
+const TUNABLE_SECTIONS = {
+  background: BackgroundFieldsSchema,
+  agent: AgentFieldsSchema,
+  sleep: SleepFieldsSchema,
+  scheduler: SchedulerFieldsSchema,
+  budget: BudgetFieldsSchema,
+} as const;
+export type TunableSection = keyof typeof TUNABLE_SECTIONS;
+/** `section.key` for every figure the page edits: `background.maxConcurrent`, `budget.turns`… */
+export type TunableId = {
+  [S in TunableSection]: `${S}.${keyof (typeof TUNABLE_SECTIONS)[S]['shape'] & string}`;
+}[TunableSection];
+
 /** The schema of one tunable field as settings.json takes it (bounds included), for checks at the page. */
-export function tunableSchema(section: 'background', key: BackgroundKey): z.ZodType;
-export function tunableSchema(section: 'agent', key: AgentKey): z.ZodType;
-export function tunableSchema(section: 'background' | 'agent', key: string): z.ZodType {
-  const shape: Record<string, z.ZodType> =
-    section === 'background' ? BackgroundFieldsSchema.shape : AgentFieldsSchema.shape;
-  return shape[key]!;
+export function tunableSchema(id: TunableId): z.ZodType {
+  const [section, key] = tunableParts(id);
+  return (TUNABLE_SECTIONS[section].shape as Record<string, z.ZodType>)[key]!;
+}
+
+export function tunableParts(id: TunableId): [TunableSection, string] {
+  return id.split('.') as [TunableSection, string];
 }
 
 /** The operator's own prefixes: a command starting with one at a word boundary, adding no shell machinery, runs without asking. */

@@ -48,7 +48,6 @@ export async function setupAgent(
   options: {
     streaming?: boolean;
     policy?: object;
-    maxWakes?: number;
     /** The scheduler's clock, moved by the test (which then calls services.scheduler.tick()). */
     scheduler?: { clock: { now(): number } };
   } = {},
@@ -83,7 +82,6 @@ export async function setupAgent(
       apiKey: 'sk-test-key',
       streaming: options.streaming ?? true,
     },
-    ...(options.maxWakes !== undefined ? { agent: { maxWakesPerSession: options.maxWakes } } : {}),
   });
   const session = await call<{ id: string }>('createSession', {});
   const turns: boolean[] = [];

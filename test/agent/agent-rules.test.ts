@@ -3,7 +3,7 @@ import type { Message } from '../../shared/schemas/message.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { defang, fence } from '../../electron/agent/fence.js';
 import { toModelMessages } from '../../electron/agent/history.js';
-import { WakeScheduler } from '../../electron/agent/wakes.js';
+import { WAKE_SETTLE_MS, WakeScheduler } from '../../electron/agent/wakes.js';
 import { taskRow } from '../task-row.js';
 import { backgroundTools, resolveCall } from '../../electron/agent/tools.js';
 import { until } from '../helpers.js';
@@ -100,13 +100,18 @@ function row(patch: Partial<TaskRow>): TaskRow {
 }
 
 describe('wake-ups', () => {
-  it('batches a burst into one wake, ignores repeats and non-notifying tasks, and stops at the cap', async () => {
+  it('batches a burst into one wake, ignores repeats and non-notifying tasks, and waits while the budget is spent', async () => {
     const wakes: string[] = [];
     const logs: string[] = [];
+    // The budget allows one wake-up, then is spent until the test opens it.
+    let open = true;
     const scheduler = new WakeScheduler({
-      wake: (_s, text) => wakes.push(text),
+      wake: (_s, text) => {
+        wakes.push(text);
+        open = false;
+      },
       shuttingDown: () => false,
-      maxWakesPerSession: () => 1,
+      allowed: () => open,
       log: (m) => logs.push(m),
     });
     scheduler.onTaskChanged(row({ id: 'bg_1' }));
@@ -119,9 +124,25 @@ describe('wake-ups', () => {
     expect(wakes[0]).toMatch(/bg_2 \(make\): failed, exit code 1, runtime 3 s, did NOT succeed/);
     expect(wakes[0]).not.toContain('bg_3');
     scheduler.onTaskChanged(row({ id: 'bg_5' }));
-    await until(() => logs.length === 1, 'the cap to be logged');
+    await until(() => logs.length === 1, 'the wait to be logged');
     expect(logs[0]).toContain('background_wake_capped');
+    scheduler.onTaskChanged(row({ id: 'bg_6', status: 'failed', exitCode: 2 }));
+    await until(() => scheduler.waiting('s') && logs.length === 1, 'the second batch to wait');
+    await new Promise((resolve) => setTimeout(resolve, WAKE_SETTLE_MS + 200));
     expect(wakes).toHaveLength(1);
+    expect(logs).toHaveLength(1);
+    // Released while still spent: nothing.
+    scheduler.release('s');
+    expect(wakes).toHaveLength(1);
+    // The budget opens: both batches in one turn.
+    open = true;
+    scheduler.release('s');
+    expect(wakes).toHaveLength(2);
+    expect(wakes[1]).toMatch(/bg_5 \(make\): succeeded/);
+    expect(wakes[1]).toMatch(/bg_6 \(make\): failed, exit code 2/);
+    expect(scheduler.waiting('s')).toBe(false);
+    scheduler.release('s');
+    expect(wakes).toHaveLength(2);
   });
 
   it('wakes nothing during shutdown', async () => {
@@ -129,7 +150,7 @@ describe('wake-ups', () => {
     const scheduler = new WakeScheduler({
       wake: (_s, t) => wakes.push(t),
       shuttingDown: () => true,
-      maxWakesPerSession: () => 50,
+      allowed: () => true,
       log: () => {},
     });
     scheduler.onTaskChanged(row({ status: 'stopped', exitNote: 'stopped: Drover was shutting down' }));

@@ -62,7 +62,7 @@ function harness() {
   wakes = new WakeScheduler({
     wake: (_sessionId, text) => woken.push(text),
     shuttingDown: () => h.pool.draining,
-    maxWakesPerSession: () => 50,
+    allowed: () => true,
     log: () => {},
   });
   pings = new MonitorPings({
@@ -264,7 +264,7 @@ describe('monitor_events: delta reads', () => {
     const wakes = new WakeScheduler({
       wake: (_sessionId, text) => rewoken.push(text),
       shuttingDown: () => false,
-      maxWakesPerSession: () => 50,
+      allowed: () => true,
       log: () => {},
     });
     disposers.push(() => wakes.dispose());

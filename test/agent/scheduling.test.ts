@@ -131,24 +131,30 @@ describe('scheduling through the fake model', () => {
 });
 
 describe('the budget for unattended turns, through the fake model', () => {
-  it('counts each pass and its tokens; once spent, the next due pass waits until the person resumes', async () => {
+  it('counts each pass after the first and its tokens; once spent, the next due pass waits until the person resumes', async () => {
     const clock = manualClock();
     const { model, call, session, services, turnsEnded } = await setupAgent('openai-compatible', {
       scheduler: { clock },
     });
     await call('updateSettings', { budget: { turns: 2 } });
-    model.enqueue({ text: 'pass one' }, { text: 'pass two' }, { text: 'pass three' });
+    model.enqueue({ text: 'pass one' }, { text: 'pass two' }, { text: 'pass three' }, { text: 'pass four' });
     await call('startLoop', { sessionId: session.id, args: '1m tidy' });
     await until(() => turnsEnded() === 1, 'the first pass');
-    const first = await call<{ turnsUsed: number; tokensUsed: number; spent: boolean }>('getBudget', {
-      sessionId: session.id,
-    });
-    expect(first).toMatchObject({ turnsUsed: 1, spent: false });
-    expect(first.tokensUsed).toBeGreaterThan(0);
+    // The first pass is the person's own: typed /loop, it draws nothing.
+    expect(await call('getBudget', { sessionId: session.id })).toMatchObject({ turnsUsed: 0, tokensUsed: 0 });
 
     clock.time += 2 * MINUTE;
     await services.scheduler!.tick();
     await until(() => turnsEnded() === 2, 'the second pass');
+    const second = await call<{ turnsUsed: number; tokensUsed: number; spent: boolean }>('getBudget', {
+      sessionId: session.id,
+    });
+    expect(second).toMatchObject({ turnsUsed: 1, spent: false });
+    expect(second.tokensUsed).toBeGreaterThan(0);
+
+    clock.time += 2 * MINUTE;
+    await services.scheduler!.tick();
+    await until(() => turnsEnded() === 3, 'the third pass');
     expect(await call('getBudget', { sessionId: session.id })).toMatchObject({ turnsUsed: 2, spent: true });
     const notes = services.sessions.messages(session.id).filter((message: Message) => message.role === 'system');
     expect(notes.at(-1)!.text).toMatch(/budget for unattended turns is spent/);
@@ -157,11 +163,114 @@ describe('the budget for unattended turns, through the fake model', () => {
     clock.time += 2 * MINUTE;
     await services.scheduler!.tick();
     await services.scheduler!.tick();
-    expect(turnsEnded()).toBe(2);
-    expect(model.requests).toHaveLength(2);
+    expect(turnsEnded()).toBe(3);
+    expect(model.requests).toHaveLength(3);
 
     expect(await call('resumeBudget', { sessionId: session.id })).toMatchObject({ turnsUsed: 0, spent: false });
-    await until(() => turnsEnded() === 3, 'the pass that waited');
+    await until(() => turnsEnded() === 4, 'the pass that waited');
+    expect(model.requests).toHaveLength(4);
+  });
+
+  it('with the budget spent, the person’s Run now and Retry still run; raising the limit lets the waiting pass run and re-arms the notes', async () => {
+    const clock = manualClock();
+    const { model, call, session, services, turnsEnded } = await setupAgent('openai-compatible', {
+      scheduler: { clock },
+    });
+    await call('updateSettings', { budget: { turns: 1 } });
+    model.enqueue({ text: 'first pass' }, { status: 400 }, { text: 'run now' }, { status: 400 });
+    const { schedule } = await call<{ schedule: { id: string } }>('startLoop', {
+      sessionId: session.id,
+      args: '1m tidy',
+    });
+    await until(() => turnsEnded() === 1, 'the first pass');
+    clock.time += 2 * MINUTE;
+    await services.scheduler!.tick();
+    await until(() => turnsEnded() === 2, 'the failing pass');
+    expect(await call('getBudget', { sessionId: session.id })).toMatchObject({ turnsUsed: 1, spent: true });
+
+    // Run now is the person's: it runs although the budget is spent, and draws nothing.
+    await call('runScheduleNow', { id: schedule.id });
+    await services.scheduler!.tick();
+    await until(() => turnsEnded() === 3, 'the run the person asked for');
+    expect(model.requests.at(-1)!.transcript).toContain('tidy');
+    expect(await call('getBudget', { sessionId: session.id })).toMatchObject({ turnsUsed: 1 });
+
+    // The next due pass waits for the budget.
+    clock.time += 2 * MINUTE;
+    await services.scheduler!.tick();
+    expect(turnsEnded()).toBe(3);
+
+    // A person's message that fails, then their Retry: runs although the budget is spent.
+    model.enqueue({ text: 'retried' });
+    await call('postMessage', { sessionId: session.id, text: 'hello' });
+    await until(() => turnsEnded() === 4, 'the failed turn');
+    expect(services.agent.failure(session.id)).toMatch(/HTTP 400/);
+    await call('retryTurn', { sessionId: session.id });
+    await until(() => turnsEnded() === 5, 'the retry');
+    expect(services.agent.failure(session.id)).toBeNull();
+    expect(await call('getBudget', { sessionId: session.id })).toMatchObject({ turnsUsed: 1, spent: true });
+
+    // Raised above what was used: the budget opens, the pass that waited runs, and 80 % is told again.
+    const notesBefore = services.sessions.messages(session.id).filter((m: Message) => m.role === 'system').length;
+    model.enqueue({ text: 'the waiting pass' });
+    await call('updateSettings', { budget: { turns: 3 } });
+    await until(() => turnsEnded() === 6, 'the pass that waited for the budget');
+    expect(await call('getBudget', { sessionId: session.id })).toMatchObject({
+      turnsUsed: 2,
+      turnsMax: 3,
+      spent: false,
+      warned: false,
+    });
+    // Lowered below what was used: told at once.
+    await call('updateSettings', { budget: { turns: 2 } });
+    const notes = services.sessions.messages(session.id).filter((m: Message) => m.role === 'system');
+    expect(notes.length).toBeGreaterThan(notesBefore);
+    expect(notes.at(-1)!.text).toMatch(/budget for unattended turns is spent \(2 of 2 turns/);
+    expect(await call('getBudget', { sessionId: session.id })).toMatchObject({ spent: true, warned: true });
+  });
+
+  it('counts the tokens of a pass that fails after a step', async () => {
+    const clock = manualClock();
+    const { model, call, session, services, turnsEnded } = await setupAgent('openai-compatible', {
+      scheduler: { clock },
+    });
+    model.enqueue({ text: 'first pass' }, { toolCalls: [{ name: 'cron_list', args: {} }] }, { status: 400 });
+    await call('startLoop', { sessionId: session.id, args: '1m tidy' });
+    await until(() => turnsEnded() === 1, 'the first pass');
+    clock.time += 2 * MINUTE;
+    await services.scheduler!.tick();
+    await until(() => turnsEnded() === 2, 'the pass that fails');
+    expect(services.agent.failure(session.id)).toMatch(/HTTP 400/);
+    const used = await call<{ turnsUsed: number; tokensUsed: number }>('getBudget', { sessionId: session.id });
+    expect(used.turnsUsed).toBe(1);
+    expect(used.tokensUsed).toBeGreaterThan(0);
+  });
+
+  it('a wake-up while the budget is spent waits, and is told in one turn when the person resumes', async () => {
+    const { model, call, session, say, services, turnsEnded } = await setupAgent();
+    await call('updateSettings', { budget: { turns: 1 } });
+    model.enqueue(
+      {
+        toolCalls: [
+          { name: 'run_command', args: { command: 'exit 0', background: true, notify_on_finish: true } },
+          { name: 'run_command', args: { command: 'sleep 2; exit 3', background: true, notify_on_finish: true } },
+        ],
+      },
+      { text: 'Both started.' },
+      { text: 'The first ended.' },
+      { text: 'The second ended too.' },
+    );
+    await say('start two');
+    await until(() => turnsEnded() === 2, 'the first wake-up');
+    expect(model.requests[2]!.transcript).toMatch(/bg_1 \(exit 0\): succeeded/);
+    expect(await call('getBudget', { sessionId: session.id })).toMatchObject({ turnsUsed: 1, spent: true });
+    // The second ends while the budget is spent: no turn.
+    await until(() => services.pool.row(session.id, 'bg_2').status === 'failed', 'the second task to end', 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(turnsEnded()).toBe(2);
     expect(model.requests).toHaveLength(3);
+    await call('resumeBudget', { sessionId: session.id });
+    await until(() => turnsEnded() === 3, 'the wake-up that waited');
+    expect(model.requests[3]!.transcript).toMatch(/bg_2 \(sleep 2; exit 3\): failed, exit code 3/);
   });
 });

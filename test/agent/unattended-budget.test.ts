@@ -10,17 +10,23 @@ function setup(limits = { turns: 5, tokens: 10_000 }) {
   new SessionsRepo(db).insert('s2', 'Two', 1);
   const notes: string[] = [];
   const changes: BudgetState[] = [];
+  const told: (string | null)[] = [];
+  const reopened: string[] = [];
   const budget = new UnattendedBudget(db, {
     limits: () => limits,
-    changed: (state) => changes.push(state),
+    changed: (state, crossed) => {
+      changes.push(state);
+      told.push(crossed);
+    },
     note: (_sessionId, text) => notes.push(text),
+    reopened: (sessionId) => reopened.push(sessionId),
   });
-  return { db, budget, notes, changes, limits };
+  return { db, budget, notes, changes, limits, reopened, told };
 }
 
 describe('the budget for unattended turns', () => {
   it('counts turns, tells the person once at 80 % and once when spent, then allows none until resumed', () => {
-    const { budget, notes, changes } = setup();
+    const { budget, notes, changes, told } = setup();
     for (let i = 0; i < 3; i++) budget.spendTurn('s1');
     expect(notes).toEqual([]);
     budget.spendTurn('s1');
@@ -31,6 +37,8 @@ describe('the budget for unattended turns', () => {
     budget.spendTurn('s1');
     expect(notes[1]).toMatch(/budget for unattended turns is spent \(5 of 5 turns.*wait until you resume it/);
     expect(budget.state('s1')).toMatchObject({ turnsUsed: 5, spent: true, warned: true });
+    // The desktop is notified at these two changes only.
+    expect(told).toEqual([null, null, null, 'warned', 'spent']);
     expect(budget.allows('s1')).toBe(false);
     budget.spendTurn('s1');
     expect(notes).toHaveLength(2);
@@ -54,6 +62,50 @@ describe('the budget for unattended turns', () => {
     expect(budget.state('s2').tokensUsed).toBe(10_000);
     limits.tokens = 50_000;
     expect(budget.allows('s2')).toBe(true);
+  });
+
+  it('limits changed in settings: raised, it opens and tells again when it runs low; lowered below use, it tells at once', () => {
+    const { budget, notes, changes, limits, reopened } = setup();
+    for (let i = 0; i < 5; i++) budget.spendTurn('s1');
+    budget.spendTurn('s2');
+    expect(notes).toHaveLength(2);
+    expect(budget.state('s1').spent).toBe(true);
+
+    let before = { ...limits };
+    limits.turns = 10;
+    changes.length = 0;
+    budget.limitsChanged(before);
+    expect(budget.state('s1')).toMatchObject({ spent: false, warned: false, turnsMax: 10 });
+    expect(reopened).toEqual(['s1']);
+    // Every session with use hears of the new limits (the header's chip).
+    expect(changes.map((state) => [state.sessionId, state.turnsMax]).sort()).toEqual([
+      ['s1', 10],
+      ['s2', 10],
+    ]);
+    expect(notes).toHaveLength(2);
+    // Re-armed: 80 % and spent are told again.
+    for (let i = 0; i < 3; i++) budget.spendTurn('s1');
+    expect(notes[2]).toMatch(/^80 % .*\(8 of 10 turns/);
+    budget.spendTurn('s1');
+    budget.spendTurn('s1');
+    expect(notes[3]).toMatch(/is spent \(10 of 10 turns/);
+
+    // Lowered below what s2 used: it is spent now, and told so at once; s1 stays spent, told once.
+    before = { ...limits };
+    limits.turns = 1;
+    budget.limitsChanged(before);
+    expect(notes.slice(4)).toEqual([expect.stringMatching(/is spent \(1 of 1 turns/)]);
+    expect(budget.state('s2').spent).toBe(true);
+    expect(reopened).toEqual(['s1']);
+  });
+
+  it('resume tells what waited only when the budget was spent', () => {
+    const { budget, reopened } = setup({ turns: 1, tokens: 10_000 });
+    budget.resume('s1');
+    expect(reopened).toEqual([]);
+    budget.spendTurn('s1');
+    budget.resume('s1');
+    expect(reopened).toEqual(['s1']);
   });
 
   it('goes with a deleted session', () => {

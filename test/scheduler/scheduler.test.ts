@@ -24,7 +24,14 @@ afterEach(() => {
  * test says (or at once with `autoFinish`); sessions are busy when the test says.
  */
 function harness(
-  options: { dir?: string; now?: number; resume?: boolean; holder?: string; autoFinish?: boolean } = {},
+  options: {
+    dir?: string;
+    now?: number;
+    resume?: boolean;
+    holder?: string;
+    autoFinish?: boolean;
+    allowed?: (sessionId: string) => boolean;
+  } = {},
 ) {
   const dir = options.dir ?? tempDir();
   const store = ScheduleStore.open(dir);
@@ -40,6 +47,7 @@ function harness(
     clock: { now: () => clock.time },
     holder: options.holder ?? 'me',
     idle: (sessionId) => !busy.has(sessionId),
+    ...(options.allowed ? { allowed: options.allowed } : {}),
     sessionExists: (sessionId) => sessions.has(sessionId),
     run: (run) => {
       runs.push({ ...run, at: clock.time });
@@ -541,6 +549,98 @@ describe('edge cases found in review', () => {
     clock.time = store.get(job.id)!.nextFireAt!;
     await scheduler.tick();
     expect(runs).toEqual(['job']);
+  });
+});
+
+describe('the resume guard fails closed, and holds only what would run', () => {
+  function madeBefore() {
+    const first = harness();
+    const hourly = first.scheduler.create('s1', {
+      cron: '0 * * * *',
+      prompt: 'hourly',
+      recurring: true,
+      durable: false,
+    });
+    const paused = first.scheduler.create('s1', {
+      cron: '30 * * * *',
+      prompt: 'paused',
+      recurring: true,
+      durable: false,
+    });
+    first.scheduler.pause(paused.id, true);
+    first.store.close();
+    open.length = 0;
+    return { dir: first.dir, hourly, paused };
+  }
+
+  it('a schedule that was paused stays paused and is not counted as one that will resume', () => {
+    const made = madeBefore();
+    const { scheduler } = harness({ dir: made.dir, now: START + 2 * HOUR, resume: false });
+    scheduler.start();
+    scheduler.stop();
+    expect(scheduler.held().flatMap((entry) => entry.schedules.map((schedule) => schedule.id))).toEqual([
+      made.hourly.id,
+    ]);
+    expect(scheduler.get(made.paused.id)).toMatchObject({ paused: true, held: false });
+  });
+
+  it('a schedule whose take-up fails is still held; nothing runs', async () => {
+    const made = madeBefore();
+    const { scheduler, store, runs, advance } = harness({ dir: made.dir, now: START + 2 * HOUR, resume: false });
+    const update = store.update.bind(store);
+    store.update = () => {
+      throw new Error('disk I/O error');
+    };
+    scheduler.start();
+    scheduler.stop();
+    store.update = update;
+    expect(scheduler.get(made.hourly.id).held).toBe(true);
+    await advance(2 * HOUR);
+    expect(runs).toEqual([]);
+  });
+
+  it('when the schedules cannot be read at start nothing fires; the next look reads and holds them', async () => {
+    const made = madeBefore();
+    const { scheduler, store, runs, advance } = harness({ dir: made.dir, now: START + 2 * HOUR, resume: false });
+    const all = store.all.bind(store);
+    let failures = 1;
+    store.all = () => {
+      if (failures-- > 0) throw new Error('database is locked');
+      return all();
+    };
+    scheduler.start();
+    scheduler.stop();
+    expect(scheduler.held()).toEqual([]);
+    await advance(2 * HOUR);
+    expect(runs).toEqual([]);
+    expect(scheduler.get(made.hourly.id).held).toBe(true);
+  });
+});
+
+describe('the budget for unattended turns, as the scheduler sees it', () => {
+  it('a typed loop’s first pass and Run now run although the budget is spent, marked as the person’s; due runs wait', async () => {
+    const { scheduler, runs, advance } = harness({ allowed: () => false });
+    const loop = scheduler.startLoop('s1', '5m tidy').schedule;
+    await scheduler.tick();
+    expect(runs.map((run) => [run.text, run.byPerson])).toEqual([['tidy', true]]);
+    await advance(HOUR);
+    expect(runs).toHaveLength(1);
+    scheduler.runNow(loop.id);
+    await scheduler.tick();
+    expect(runs.map((run) => [run.text, run.byPerson])).toEqual([
+      ['tidy', true],
+      ['tidy', true],
+    ]);
+    await advance(HOUR);
+    expect(runs).toHaveLength(2);
+  });
+
+  it('with room, later passes are not the person’s', async () => {
+    const { scheduler, runs, advance } = harness({ allowed: () => true });
+    scheduler.startLoop('s1', '5m tidy');
+    await advance(30 * MINUTE);
+    expect(runs.length).toBeGreaterThan(2);
+    expect(runs.map((run) => run.byPerson)).toEqual([true, ...runs.slice(1).map(() => false)]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadSettings, SettingsService } from '../../electron/core/settings.js';
+import { budgetLimits, loadSettings, SettingsService } from '../../electron/core/settings.js';
 import { createServices, type Services } from '../../electron/core/services.js';
 import { SettingsUpdateSchema } from '../../shared/schemas/settings.js';
 import type { SecretStore } from '../../electron/core/secrets.js';
@@ -77,6 +77,22 @@ describe('settings writes', () => {
     );
     expect(fileOf(dir)).toEqual({});
     expect(view.inForce.background.maxConcurrent).toEqual({ value: 5, default: 5, source: 'default' });
+  });
+
+  it('reads the old wake-up cap as the budget’s turns when budget.turns is not set', () => {
+    const dir = tempDir();
+    const settings = serviceIn(dir);
+    expect(budgetLimits(settings.current)).toEqual({ turns: 50, tokens: 2_000_000 });
+    let view = settings.update(SettingsUpdateSchema.parse({ agent: { maxWakesPerSession: 0 } }));
+    expect(budgetLimits(settings.current).turns).toBe(1);
+    expect(view.inForce.budget.turns).toEqual({ value: 1, default: 50, source: 'settings' });
+    view = settings.update(SettingsUpdateSchema.parse({ agent: { maxWakesPerSession: 12 }, budget: { turns: 30 } }));
+    expect(budgetLimits(settings.current).turns).toBe(30);
+    expect(view.inForce.budget.turns).toEqual({ value: 30, default: 50, source: 'settings' });
+    view = settings.update(
+      SettingsUpdateSchema.parse({ agent: { maxWakesPerSession: null }, budget: { turns: null } }),
+    );
+    expect(view.inForce.budget.turns).toEqual({ value: 50, default: 50, source: 'default' });
   });
 
   it('refuses a figure out of bounds naming the field, with the schema of the file', () => {

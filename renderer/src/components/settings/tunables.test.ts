@@ -30,5 +30,27 @@ describe('the Background tasks figures', () => {
     expect(valueLabel('seconds', 900)).toBe('15 min (900 s)');
     expect(valueLabel('bytes', 262144)).toBe('256 KiB (262144 bytes)');
     expect(valueLabel('switch', true)).toBe('on');
+    expect(valueLabel('count', 2_000_000)).toBe('2,000,000');
+    expect(valueLabel('seconds', -1)).toBe('no cap');
+  });
+
+  it('the Unattended work figures: the budget, the resume guard and sleep, each with its own schema', () => {
+    const unattended = TUNABLES.filter((entry) => entry.group === 'unattended').map((entry) => entry.id);
+    expect(unattended).toEqual([
+      'budget.turns',
+      'budget.tokens',
+      'scheduler.resumeWithoutAsking',
+      'sleep.minSeconds',
+      'sleep.maxSeconds',
+    ]);
+    expect(boundsOf('budget.tokens')).toEqual({ min: 1000, max: 1_000_000_000, whole: true });
+    expect(problemWith(tunable('budget.turns'), '0')).toHaveProperty(
+      'problem',
+      expect.stringContaining('budget.turns'),
+    );
+    expect(problemWith(tunable('sleep.maxSeconds'), '-1')).toEqual({ value: -1 });
+    expect(problemWith(tunable('sleep.maxSeconds'), '0')).toHaveProperty('problem');
+    // The old wake-up cap is part of the budget now: the page no longer offers it.
+    expect(TUNABLES.map((entry) => entry.id)).not.toContain('agent.maxWakesPerSession');
   });
 });

@@ -1,6 +1,5 @@
-import { tunableSchema, type AgentKey, type BackgroundKey, type InForce } from '@shared/schemas/settings.js';
+import { tunableParts, tunableSchema, type InForce, type TunableId } from '@shared/schemas/settings.js';
 import type { PublicSettings } from '@shared/contract.js';
-import type { TunableId } from '../../lib/state/settings.svelte.js';
 import { bytesLabel, durationLabel } from '../../lib/format.js';
 
 /** How a figure is counted, which decides how it is typed and read. */
@@ -12,80 +11,115 @@ export interface Tunable {
   unit: TunableUnit;
   /** When a change takes effect. None needs a restart: the pool reads its policy at each use. */
   applies: string;
+  /** The Settings section that shows it. */
+  group: 'background' | 'unattended';
 }
 
-/** Every figure of settings.json the Background tasks section shows, in the order shown. */
+/** Every figure of settings.json the Settings page shows, by section, in the order shown. */
 export const TUNABLES: readonly Tunable[] = [
   {
     id: 'background.enabled',
     label: 'Background tasks',
     unit: 'switch',
     applies: 'Applies now: while off, new background tasks are refused; running ones go on.',
+    group: 'background',
   },
   {
     id: 'background.foregroundWaitSeconds',
     label: 'Foreground wait before handing over',
     unit: 'seconds',
     applies: 'Applies to commands started from now on.',
+    group: 'background',
   },
   {
     id: 'background.defaultTimeoutSeconds',
     label: 'Time limit when none is given',
     unit: 'seconds',
     applies: 'Applies to tasks started from now on.',
+    group: 'background',
   },
   {
     id: 'background.maxTimeoutSeconds',
     label: 'Longest time limit allowed',
     unit: 'seconds',
     applies: 'Applies to tasks started from now on.',
+    group: 'background',
   },
   {
     id: 'background.maxConcurrent',
     label: 'Running at once in a session, at most',
     unit: 'count',
     applies: 'Applies now: a raised limit starts waiting tasks at once.',
+    group: 'background',
   },
   {
     id: 'background.maxConcurrentTotal',
     label: 'Running at once across sessions, at most',
     unit: 'count',
     applies: 'Applies now: a raised limit starts waiting tasks at once.',
+    group: 'background',
   },
   {
     id: 'background.stopGraceSeconds',
     label: 'Grace before a stop is forced',
     unit: 'seconds',
     applies: 'Applies at the next stop.',
+    group: 'background',
   },
   {
     id: 'background.outputBufferBytes',
     label: 'Recent output kept in memory per task',
     unit: 'bytes',
     applies: 'Applies to tasks started from now on (the log on disk keeps everything).',
+    group: 'background',
   },
   {
-    id: 'agent.maxWakesPerSession',
-    label: 'Wake-ups per session and run',
+    id: 'budget.turns',
+    label: 'Unattended turns per session',
     unit: 'count',
-    applies: 'Applies now (counted since Drover started).',
+    applies:
+      'Wake-ups, loop passes and scheduled prompts each count one. Applies now: raised above what a session used, what waited runs.',
+    group: 'unattended',
+  },
+  {
+    id: 'budget.tokens',
+    label: 'Tokens for unattended turns per session',
+    unit: 'count',
+    applies: 'As the provider reports them. Applies now, like the turns.',
+    group: 'unattended',
+  },
+  {
+    id: 'scheduler.resumeWithoutAsking',
+    label: 'Resume schedules after a restart without asking',
+    unit: 'switch',
+    applies: 'Applies at the next start: off, a banner asks before anything scheduled runs.',
+    group: 'unattended',
+  },
+  {
+    id: 'sleep.minSeconds',
+    label: 'Shortest sleep of the agent',
+    unit: 'seconds',
+    applies: 'Applies to the next sleep: a shorter one is raised to it.',
+    group: 'unattended',
+  },
+  {
+    id: 'sleep.maxSeconds',
+    label: 'Longest sleep per call',
+    unit: 'seconds',
+    applies: 'Applies to the next sleep: a longer one sleeps this long and the agent calls again (-1: no cap).',
+    group: 'unattended',
   },
 ];
 
 /** The value in force, its default and its source, from the settings a page sees. */
 export function inForceOf(settings: PublicSettings, id: TunableId): InForce {
-  const [section, key] = split(id);
-  return section === 'background'
-    ? settings.inForce.background[key as BackgroundKey]
-    : settings.inForce.agent[key as AgentKey];
+  const [section, key] = tunableParts(id);
+  return (settings.inForce[section] as Record<string, InForce>)[key]!;
 }
 
 /** The field's schema, as settings.json takes it: the page checks against the very same bounds. */
 export function schemaOf(id: TunableId) {
-  const [section, key] = split(id);
-  return section === 'background'
-    ? tunableSchema('background', key as BackgroundKey)
-    : tunableSchema('agent', key as AgentKey);
+  return tunableSchema(id);
 }
 
 /** The field's bounds, read from its schema (null for a switch). */
@@ -98,9 +132,15 @@ export function boundsOf(id: TunableId): { min: number; max: number; whole: bool
 /** A figure for people: "on", "30 s", "15 min (900 s)", "256 KiB (262144 bytes)", "5". */
 export function valueLabel(unit: TunableUnit, value: number | boolean): string {
   if (typeof value === 'boolean') return value ? 'on' : 'off';
+  if (unit === 'seconds' && value < 0) return 'no cap';
   if (unit === 'seconds') return value < 60 ? durationLabel(value) : `${durationLabel(value)} (${value} s)`;
   if (unit === 'bytes') return `${bytesLabel(value)} (${value} bytes)`;
-  return String(value);
+  return grouped(value);
+}
+
+/** A count with its thousands marked: 2,000,000. */
+export function grouped(value: number): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: 3 });
 }
 
 /** The unit typed in the field, as the file counts it. */
@@ -124,8 +164,4 @@ export function problemWith(tunable: Tunable, typed: string): { value: number | 
   if (!schemaOf(tunable.id).safeParse(value).success)
     return { problem: `${name} must be ${kind}${range}; ${text} is not.` };
   return { value };
-}
-
-function split(id: TunableId): ['background' | 'agent', string] {
-  return id.split('.') as ['background' | 'agent', string];
 }

@@ -1,5 +1,6 @@
 import type { TaskStatus } from '@shared/schemas/task.js';
 import type { DroverApi } from '../api.js';
+import { budgetNotice } from '@shared/domain/budget-notice.js';
 import { taskNotice, type TaskNotice } from '../notify.js';
 
 /** What the notifier needs of the browser. */
@@ -12,7 +13,8 @@ export interface NotifyHost {
 
 /**
  * Browser notifications for the headless host (Electron's main process notifies itself):
- * a task of any session that ends while the window is in the background.
+ * a task of any session that ends, or a session's unattended budget at 80 % or spent, while the
+ * window is in the background.
  */
 export class TaskNotifier {
   readonly #api: DroverApi;
@@ -20,6 +22,7 @@ export class TaskNotifier {
   readonly #enabled: () => boolean;
   readonly #title: (sessionId: string) => string | null;
   readonly #open: (sessionId: string, taskId: string) => void;
+  readonly #openSession: (sessionId: string) => void;
   readonly #seen = new Map<string, TaskStatus>();
 
   constructor(
@@ -29,6 +32,7 @@ export class TaskNotifier {
       enabled: () => boolean;
       sessionTitle: (sessionId: string) => string | null;
       open: (sessionId: string, taskId: string) => void;
+      openSession: (sessionId: string) => void;
     },
   ) {
     this.#api = api;
@@ -36,10 +40,11 @@ export class TaskNotifier {
     this.#enabled = options.enabled;
     this.#title = options.sessionTitle;
     this.#open = options.open;
+    this.#openSession = options.openSession;
   }
 
   start(): () => void {
-    return this.#api.on('taskUpdated', ({ task }) => {
+    const stopTasks = this.#api.on('taskUpdated', ({ task }) => {
       const key = `${task.sessionId}/${task.id}`;
       const before = this.#seen.get(key);
       this.#seen.set(key, task.status);
@@ -47,6 +52,15 @@ export class TaskNotifier {
       const notice = taskNotice(before, task, this.#title(task.sessionId));
       if (notice) this.#host.show(notice, () => this.#open(task.sessionId, task.id));
     });
+    const stopBudget = this.#api.on('budgetChanged', ({ budget, told }) => {
+      if (!told || !this.#enabled() || !this.#host.inBackground()) return;
+      const notice = budgetNotice(budget, told, this.#title(budget.sessionId));
+      this.#host.show(notice, () => this.#openSession(budget.sessionId));
+    });
+    return () => {
+      stopTasks();
+      stopBudget();
+    };
   }
 }
 

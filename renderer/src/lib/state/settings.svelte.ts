@@ -1,5 +1,5 @@
 import type { AppInfo, PublicSettings, SettingsUpdate } from '@shared/contract.js';
-import type { ProviderChange } from '@shared/schemas/settings.js';
+import { tunableParts, type ProviderChange, type TunableId } from '@shared/schemas/settings.js';
 import type { ConnectionTestResult } from '@shared/schemas/connection-test.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
@@ -18,8 +18,8 @@ export interface SaveFailure {
   path: string | null;
 }
 
-/** A figure of settings.json a person edits in place: `background.<key>` or `agent.<key>`. */
-export type TunableId = `background.${keyof PublicSettings['inForce']['background']}` | 'agent.maxWakesPerSession';
+/** A figure of settings.json a person edits in place: `background.<key>`, `budget.<key>`… */
+export type { TunableId };
 
 /** The settings that are plain lists a person edits entry by entry. */
 export type ListSettingKey = 'commandAllowlist' | 'passEnvironment';
@@ -155,7 +155,7 @@ export class SettingsState {
     if (this.#tunableSaving) return false;
     this.#tunableSaving = id;
     this.setTunableError(id, null);
-    const [section, key] = id.split('.') as ['background' | 'agent', string];
+    const [section, key] = tunableParts(id);
     try {
       this.#stored(await this.#api.updateSettings({ [section]: { [key]: value } } as SettingsUpdate));
       return true;
