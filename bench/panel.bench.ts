@@ -65,6 +65,8 @@ function seed(dataDir: string, count: number): void {
         readyAt: null,
         notifyReady: false,
         workItem: null,
+        ownerTaskId: null,
+        agentInfo: null,
         logPath: join(dataDir, `bg_${seq}.log`),
       });
     }

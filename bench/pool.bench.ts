@@ -203,6 +203,8 @@ async function list(): Promise<void> {
         readyAt: null,
         notifyReady: false,
         workItem: null,
+        ownerTaskId: null,
+        agentInfo: null,
         logPath: `/data/sessions/bench/background/bg_${seq}/output.log`,
       });
     }

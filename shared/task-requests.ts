@@ -15,8 +15,12 @@ import {
   TaskRowSchema,
   TaskWithOutputSchema,
 } from './schemas/task.js';
+import { AgentDefinitionProblemSchema, AgentDefinitionSchema, AgentRunSchema } from './schemas/subagent.js';
 
 /** The contract's requests about tasks: starting, reading, stopping and watching them. */
+
+/** One task as a client reads it: its row, its output, and for an agent task its run (null for others). */
+const TaskDetailSchema = TaskWithOutputSchema.extend({ agent: AgentRunSchema.nullable() });
 
 const Empty = z.object({}).strict();
 const BySession = z.object({ sessionId: IdSchema }).strict();
@@ -137,12 +141,23 @@ export const taskRequests = {
   }),
   getTask: request({
     input: ByTask.extend({ tail: TailLinesSchema.optional() }).strict(),
-    output: TaskWithOutputSchema,
-    summary: 'One task with its output (the last `tail` lines when given)',
+    output: TaskDetailSchema,
+    summary: 'One task with its output (the last `tail` lines when given); an agent task with its run',
+  }),
+  listAgentDefinitions: request({
+    input: Empty,
+    output: z.object({ agents: z.array(AgentDefinitionSchema), problems: z.array(AgentDefinitionProblemSchema) }),
+    summary:
+      'The sub-agent definitions in force (built in, the project’s, the user’s) and the files that could not be used',
+  }),
+  getAgentRun: request({
+    input: ByTask,
+    output: AgentRunSchema,
+    summary: "An agent task's run: its status, result and transcript so far (a conflict for other tasks)",
   }),
   stopTask: request({
     input: ByTask,
-    output: TaskWithOutputSchema.extend({ alreadySettled: z.boolean() }),
+    output: TaskDetailSchema.extend({ alreadySettled: z.boolean() }),
     summary: 'Stop a task and its whole process group; a settled task is returned as it is',
   }),
   backgroundTask: request({

@@ -18,6 +18,23 @@ describe('task notices', () => {
     });
   });
 
+  it('names an agent’s end in its own words', () => {
+    const notices = new TaskNotices();
+    notices.update(row({ id: 'agt_1', kind: 'agent', command: 'Survey the tests' }), away);
+    const notice = notices.update(
+      row({
+        id: 'agt_1',
+        kind: 'agent',
+        command: 'Survey the tests',
+        status: 'succeeded',
+        running: false,
+        exitCode: 0,
+      }),
+      away,
+    );
+    expect(notice?.title).toBe('Agent completed: Survey the tests');
+  });
+
   it('stays quiet when focused, turned off, for shutdown stops, and for tasks never seen running', () => {
     const notices = new TaskNotices();
     notices.update(row({ id: 'a' }), away);

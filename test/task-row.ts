@@ -44,6 +44,8 @@ export function taskRow(patch: Partial<TaskRow> = {}): TaskRow {
     readyCheck: null,
     notifyOnReady: false,
     workItem: null,
+    ownerTaskId: null,
+    agent: null,
     ...patch,
   };
 }

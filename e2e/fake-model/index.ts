@@ -29,6 +29,7 @@ import { startFakeModelServer } from './server.js';
 import type { FakeModelServer } from './types.js';
 
 export type { FakeModelServer, RecordedRequest, ScriptedReply } from './types.js';
+export { enqueueRouted, parentRequests } from './routes.js';
 
 /** Serves `POST /v1/chat/completions`; use `baseUrl` as `baseURL` of `createOpenAICompatible`. */
 export function startOpenAiCompatibleServer(): Promise<FakeModelServer> {

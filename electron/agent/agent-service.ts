@@ -23,6 +23,7 @@ import { offeredTools } from './tool-offer.js';
 import { TranscriptWriter } from './transcript-writer.js';
 import { withRetries, type RetryOptions } from './providers.js';
 import { redactKey } from './redact.js';
+import { safeJson } from './safe-json.js';
 
 /** Steps (model calls) one turn may take before it is ended. */
 export const MAX_STEPS_PER_TURN = 50;
@@ -108,13 +109,15 @@ export class AgentService {
        * automated turn the person asked for (a loop's first pass, Run now) does not.
        */
       charged?: boolean;
+      /** Called when the turn is refused as it comes to run (the budget ran out while it waited). */
+      refused?: () => void;
     } = {},
   ): { message: Message; done: Promise<void> } {
-    const { charged, ...posted } = options;
+    const { charged, refused, ...posted } = options;
     const message = this.#deps.sessions.postUserMessage(sessionId, text, posted);
     if (!options.automated) this.#turns.get(sessionId)?.personMessage.abort();
     const automated = options.automated ?? false;
-    const done = this.#enqueue(sessionId, () => this.#runTurn(sessionId, automated, charged ?? automated));
+    const done = this.#enqueue(sessionId, () => this.#runTurn(sessionId, automated, charged ?? automated, refused));
     return { message, done };
   }
 
@@ -167,7 +170,7 @@ export class AgentService {
     return next;
   }
 
-  async #runTurn(sessionId: string, automated: boolean, charged: boolean): Promise<void> {
+  async #runTurn(sessionId: string, automated: boolean, charged: boolean, refused?: () => void): Promise<void> {
     if (this.#disposed) return;
     const { sessions, bus } = this.#deps;
     const connection = this.#deps.model();
@@ -189,6 +192,7 @@ export class AgentService {
         text: 'Not answered: the budget for unattended turns is spent. Resume it in the header, or raise it in settings.',
         automated,
       });
+      refused?.();
       return;
     }
     budget?.spendTurn(sessionId);
@@ -207,10 +211,7 @@ export class AgentService {
     // Read once per turn: a settings change applies from the next turn, never halfway through one.
     const background = this.#deps.backgroundEnabled?.() ?? true;
     const tools = offeredTools(this.#deps.tools, background);
-    // Each finished step's usage counts, so a turn that fails or is stopped halfway still pays for
-    // what it used.
-    const onStepFinish = (step: { text: string; usage?: Usage }) => {
-      if (step.usage) turn.tokens += tokensOf(step.usage);
+    const onStepFinish = (step: { text: string }) => {
       if (!connection.streaming) {
         if (step.text) writer.text(step.text);
         writer.endText();
@@ -222,6 +223,9 @@ export class AgentService {
         model: withRetries(connection.model, {
           signal: turn.controller.signal,
           onRetry: (notice) => bus.emit('turnRetrying', { sessionId, ...notice }),
+          // Each model call counts as soon as it answered, so a turn that fails or is stopped
+          // halfway (even during a tool) still pays for what it used.
+          onUsage: (tokens) => (turn.tokens += tokens),
           ...(this.#deps.retryDelayMs ? { delayMs: this.#deps.retryDelayMs } : {}),
         }),
         system: systemPrompt({
@@ -348,25 +352,6 @@ export class AgentService {
       });
     }
     return set;
-  }
-}
-
-interface Usage {
-  totalTokens?: number | undefined;
-  inputTokens?: number | undefined;
-  outputTokens?: number | undefined;
-}
-
-/** The tokens a step used, as the provider reported them (0 when it did not). */
-function tokensOf(usage: Usage): number {
-  return usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return {};
   }
 }
 

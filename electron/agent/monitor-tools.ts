@@ -40,6 +40,7 @@ export function monitorTools(
         ready: args.ready,
         notifyOnReady: args.notify_on_ready,
         workItem,
+        owner: context.owner?.taskId,
       });
       context.onTask?.(record.id);
       const row = pool.row(context.sessionId, record.id);

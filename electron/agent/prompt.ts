@@ -22,6 +22,13 @@ export function systemPrompt(context: {
     '- For multi-step work in this conversation keep the checklist with todo_write (the complete list every call). The person can edit it; their removals and completions stand, so never re-add or reopen those.',
     '- For durable, dependency-ordered or shared work (other agents, other processes, work that outlives the session) use the work ledger: task_create, task_update, task_list, task_get.',
     '',
+    ...(context.background === false
+      ? []
+      : [
+          'Sub-agents:',
+          '- Hand a self-contained task to a sub-agent with agent (it sees nothing of this conversation, so the prompt says everything). background: true lets several work in parallel beside you; collect each with agent_output when its result matters, and kill one that is stuck with agent_output action "kill".',
+          '',
+        ]),
     'Scheduling:',
     '- A reminder or a recurring prompt in this conversation: cron_create (recurring: false for a one-off); cron_list and cron_delete to see and remove them. durable: true only when the person explicitly asks for a machine-level schedule.',
     '- A loop (run something now and again and again) starts only when the person types /loop in the composer: "/loop 5m check the deploy", "/loop check the deploy every 2h", or /loop alone for one that paces itself. If they ask for a loop in prose, tell them to type that; do not imitate one with cron_create.',

@@ -2,6 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware } from 'ai';
 import type { ProviderSettings } from '../../shared/schemas/settings.js';
+import type { LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
 
 /** Builds the model from settings, always through a provider instance (never a bare model string). */
 export function createLanguageModel(settings: ProviderSettings, apiKey: string | null): LanguageModel {
@@ -56,6 +57,11 @@ export interface RetryOptions {
   onRetry: (notice: RetryNotice) => void;
   /** How long to wait before the n-th retry (1-based); the backoff with the server's retry-after by default. */
   delayMs?: (retry: number, error: unknown) => number;
+  /**
+   * The tokens each model call used, as the provider reported them, told as soon as its answer is
+   * complete: before the tools of that step run, so a turn stopped during a tool still counts them.
+   */
+  onUsage?: (tokens: number) => void;
 }
 
 /**
@@ -77,12 +83,32 @@ export function withRetries(model: LanguageModel, options: RetryOptions): Langua
       }
     }
   };
+  const { onUsage } = options;
   const middleware: LanguageModelMiddleware = {
     specificationVersion: 'v3',
-    wrapGenerate: ({ doGenerate }) => retrying(doGenerate),
-    wrapStream: ({ doStream }) => retrying(doStream),
+    wrapGenerate: async ({ doGenerate }) => {
+      const result = await retrying(doGenerate);
+      onUsage?.(callTokens(result.usage));
+      return result;
+    },
+    wrapStream: async ({ doStream }) => {
+      const result = await retrying(doStream);
+      if (!onUsage) return result;
+      const counted = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+        transform(part, controller) {
+          if (part.type === 'finish') onUsage(callTokens(part.usage));
+          controller.enqueue(part);
+        },
+      });
+      return { ...result, stream: result.stream.pipeThrough(counted) };
+    },
   };
   return wrapLanguageModel({ model, middleware });
+}
+
+/** A model call's tokens: its input and output as reported (0 for what it did not report). */
+function callTokens(usage: LanguageModelV3Usage): number {
+  return (usage.inputTokens.total ?? 0) + (usage.outputTokens.total ?? 0);
 }
 
 function isRetryable(error: unknown): boolean {

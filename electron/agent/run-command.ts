@@ -99,6 +99,7 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers, l
         ready: args.ready,
         notifyOnReady: args.notify_on_ready,
         workItem,
+        owner: context.owner?.taskId,
       };
       if (background) {
         const record = await pool.start(request);

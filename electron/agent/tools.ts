@@ -36,6 +36,8 @@ export interface ToolContext {
   progress?: (text: string) => void;
   /** The person posted a message in this session while the turn runs; absent where nobody can. */
   personMessage?: PersonMessage;
+  /** A background sub-agent makes the call: the tasks it starts are its own (they end with it). */
+  owner?: { taskId: string; depth: number };
 }
 
 /** A message from the person arriving during a turn, for a call that waits (sleep) to end early. */
@@ -78,6 +80,7 @@ const ARG_ALIASES: Record<string, string> = {
   bash_id: 'task_id',
   id: 'task_id',
   run_in_background: 'background',
+  subagent_type: 'agent',
   tail: 'tail_lines',
   tailLines: 'tail_lines',
   block: 'wait',
@@ -157,7 +160,7 @@ export function backgroundTools(
     name: LIST_TOOL,
     aliases: ['shell_tasks', 'background_list', 'BashList'],
     description:
-      'Every task of this session: id, kind (command or monitor), status, elapsed and estimate, overdue, silence, pid, ports it listens on, readiness, command, cwd, times and log path. ' +
+      'Every task of this session: id, kind (command, monitor or agent), status, elapsed and estimate, overdue, silence, pid, ports it listens on, readiness, command, cwd, times and log path. ' +
       'include_settled: false (include_stopped) lists only tasks still running or queued.',
     input: ListTasksInput,
     async execute(args: z.output<typeof ListTasksInput>, context) {
@@ -178,6 +181,10 @@ export function backgroundTools(
           task.ports.length > 0 ? `listening on port ${task.ports.join(', ')}` : '',
           readyWords(task),
           task.pingDueAt ? `check due ${task.pingDueAt}` : '',
+          task.agent
+            ? `agent ${task.agent.name}: ${task.agent.steps} of ${task.agent.maxSteps} model calls, ${task.agent.tokens} of ${task.agent.maxTokens} tokens (its result: agent_output)`
+            : '',
+          task.ownerTaskId ? `started by agent ${task.ownerTaskId}` : '',
           `started ${task.startedAt ?? 'not yet'}${task.endedAt ? `, ended ${task.endedAt}` : ''}`,
           `cwd ${task.cwd}`,
           `log ${task.logPath}`,
@@ -207,6 +214,12 @@ export function backgroundTools(
     input: ReadTaskOutputInput,
     async execute(args: z.output<typeof ReadTaskOutputInput>, context) {
       let current = row(context.sessionId, args.task_id);
+      if (current.kind === 'agent')
+        throw new ToolCallError(
+          'invalid_input',
+          `${current.id} is an agent, not a command: read its result with agent_output.`,
+          `${current.id} is an agent; its result is read with agent_output.`,
+        );
       let retrieval: 'success' | 'not_ready' | 'timeout' =
         current.running || current.status === 'queued' ? 'not_ready' : 'success';
       // A longer wait than the maximum is clamped and said so, not refused: the model asked to wait, so it waits.

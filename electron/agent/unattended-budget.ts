@@ -16,6 +16,7 @@ export interface UnattendedBudgetDeps {
   note: (sessionId: string, text: string) => void;
   /** A spent budget has room again (resumed, or its limits raised): what waited may run. */
   reopened?: (sessionId: string) => void;
+  log?: (message: string) => void;
   now?: () => number;
 }
 
@@ -39,6 +40,8 @@ export class UnattendedBudget {
   readonly #upsert: Statement;
   readonly #reset: Statement;
   readonly #all: Statement;
+  /** The limits last judged against: a settings change that moved them judges every session again. */
+  #limits: BudgetLimits;
 
   constructor(db: Database, deps: UnattendedBudgetDeps) {
     this.#deps = deps;
@@ -52,6 +55,7 @@ export class UnattendedBudget {
         spent_told = @spent, updated_at = @now`);
     this.#reset = db.prepare('DELETE FROM session_budgets WHERE session_id = ?');
     this.#all = db.prepare('SELECT session_id, turns_used, tokens_used, warned, spent_told FROM session_budgets');
+    this.#limits = { ...deps.limits() };
   }
 
   state(sessionId: string): BudgetState {
@@ -78,11 +82,11 @@ export class UnattendedBudget {
 
   /** The person's "Resume": the budget starts over. */
   resume(sessionId: string): BudgetState {
-    const wasSpent = this.state(sessionId).spent;
     this.#reset.run(sessionId);
     const state = this.state(sessionId);
     this.#deps.changed(state, null);
-    if (wasSpent) this.#deps.reopened?.(sessionId);
+    // Whatever waited (even what waited through a limit change that could not reach it) runs now.
+    this.#deps.reopened?.(sessionId);
     return state;
   }
 
@@ -91,12 +95,28 @@ export class UnattendedBudget {
    * a spent budget opens (what waited runs) and its notes are told again when it runs low again;
    * lowered below its use, the person is told at once.
    */
-  limitsChanged(limitsBefore: BudgetLimits): void {
-    for (const row of this.#all.all() as (Row & { session_id: string })[]) {
-      const { session_id: sessionId, ...used } = row;
-      const wasSpent = spentUnder(used, limitsBefore);
-      this.#save(sessionId, used);
-      if (wasSpent && !this.state(sessionId).spent) this.#deps.reopened?.(sessionId);
+  limitsChanged(sessionIds: readonly string[]): void {
+    const limitsBefore = this.#limits;
+    this.#limits = { ...this.#deps.limits() };
+    if (limitsBefore.turns === this.#limits.turns && limitsBefore.tokens === this.#limits.tokens) return;
+    const used = new Map(
+      (this.#all.all() as (Row & { session_id: string })[]).map(({ session_id, ...row }) => [session_id, row]),
+    );
+    for (const sessionId of sessionIds) {
+      // One session that cannot be told (its transcript cannot be written) never keeps the others from it.
+      try {
+        const row = used.get(sessionId);
+        // Nothing used: only the limits its header shows changed.
+        if (!row) {
+          this.#deps.changed(this.state(sessionId), null);
+          continue;
+        }
+        const wasSpent = spentUnder(row, limitsBefore);
+        this.#save(sessionId, row);
+        if (wasSpent && !this.state(sessionId).spent) this.#deps.reopened?.(sessionId);
+      } catch (error) {
+        this.#deps.log?.(`the budget of session ${sessionId} could not be judged again: ${(error as Error).message}`);
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { isSettled } from '../../shared/schemas/task.js';
+import { agentStatusOf } from '../../shared/schemas/subagent.js';
 import { formatDuration } from '../pool/adoption.js';
 import { wakeMessage, type WakeNotices } from './prompt.js';
 import { didNotSucceed, exitWords } from './task-words.js';
@@ -9,8 +10,8 @@ import { blockedReasonFor } from '../work/work-links.js';
 export const WAKE_SETTLE_MS = 750;
 
 export interface WakeDeps {
-  /** Starts an automated turn; it waits for any turn in flight. */
-  wake(sessionId: string, text: string): void;
+  /** Starts an automated turn; it waits for any turn in flight. `notices` go back (putBack) if it is refused. */
+  wake(sessionId: string, text: string, notices: WakeNotices): void;
   /** True while Drover shuts down: a stop during drain is terminal and wakes nothing. */
   shuttingDown(): boolean;
   /**
@@ -65,7 +66,15 @@ export class WakeScheduler {
     const notices = this.#waiting.get(sessionId);
     if (!notices || this.#deps.shuttingDown() || !this.#deps.allowed(sessionId)) return;
     this.#waiting.delete(sessionId);
-    this.#deps.wake(sessionId, wakeMessage(notices));
+    this.#deps.wake(sessionId, wakeMessage(notices), notices);
+  }
+
+  /**
+   * A wake-up's turn was refused when it came to run (the budget ran out while it waited behind
+   * another turn): what it told waits again, for the next time the budget opens.
+   */
+  putBack(sessionId: string, notices: WakeNotices): void {
+    this.#hold(sessionId, notices);
   }
 
   /** Whether wake-ups wait in the session for its budget. */
@@ -97,16 +106,22 @@ export class WakeScheduler {
     this.#pending.delete(sessionId);
     if (!batch || this.#deps.shuttingDown()) return;
     if (!this.#deps.allowed(sessionId)) {
-      const waiting = this.#waiting.get(sessionId);
-      if (!waiting) {
-        this.#waiting.set(sessionId, batch.notices);
-        this.#deps.log(
-          `background_wake_capped: session ${sessionId} has spent its budget for unattended turns; wake-ups wait for it`,
-        );
-      } else for (const kind of KINDS) waiting[kind].push(...batch.notices[kind]);
+      this.#hold(sessionId, batch.notices);
       return;
     }
-    this.#deps.wake(sessionId, wakeMessage(batch.notices));
+    this.#deps.wake(sessionId, wakeMessage(batch.notices), batch.notices);
+  }
+
+  #hold(sessionId: string, notices: WakeNotices): void {
+    const waiting = this.#waiting.get(sessionId);
+    if (waiting) {
+      for (const kind of KINDS) waiting[kind].push(...notices[kind]);
+      return;
+    }
+    this.#waiting.set(sessionId, { ended: [...notices.ended], pings: [...notices.pings], ready: [...notices.ready] });
+    this.#deps.log(
+      `background_wake_capped: session ${sessionId} has spent its budget for unattended turns; wake-ups wait for it`,
+    );
   }
 }
 
@@ -117,6 +132,7 @@ function shortCommand(row: TaskRow): string {
 }
 
 export function describe(row: TaskRow): string {
+  if (row.kind === 'agent') return describeAgent(row);
   const parts = [`${row.id} (${shortCommand(row)}): ${row.status}`];
   const exit = exitWords(row);
   if (exit) parts.push(exit);
@@ -129,6 +145,14 @@ export function describe(row: TaskRow): string {
   // A conventional exit (grep's 1: "no matches found") is an answer, told without "did NOT succeed".
   if (row.status !== 'succeeded' && !(row.status === 'failed' && !didNotSucceed(row))) parts.push('did NOT succeed');
   return parts.join(', ');
+}
+
+/** An agent's end, never its result: the model collects that with agent_output when it needs it. */
+function describeAgent(row: TaskRow): string {
+  const status = agentStatusOf(row.status);
+  const name = row.agent ? `agent ${row.agent.name}: ` : '';
+  const error = row.error ? `, ${row.error}` : '';
+  return `${row.id} (${name}${shortCommand(row)}): ${status}${error}, runtime ${formatDuration(row.elapsedSeconds)}; read its result with agent_output`;
 }
 
 function readyLine(row: TaskRow): string {

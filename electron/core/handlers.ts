@@ -12,6 +12,7 @@ import { scanLog, searchLog } from '../pool/log-search.js';
 import { readLogRange } from '../pool/task-log.js';
 import { RenderedOutputs } from '../pool/output-cache.js';
 import { isSettled, type TaskRow } from '../../shared/schemas/task.js';
+import type { AgentDefinition, AgentDefinitionProblem, AgentRun } from '../../shared/schemas/subagent.js';
 import { stat } from 'node:fs/promises';
 import { DroverError } from '../../shared/ipc/errors.js';
 import type { EventBus } from './event-bus.js';
@@ -48,6 +49,10 @@ export interface HandlerDeps {
   /** The scheduler; throws why it is not available. */
   scheduling: () => Scheduler;
   budget: UnattendedBudget;
+  /** An agent task's run: status, result, transcript. */
+  agentRun: (task: TaskRow) => Promise<AgentRun>;
+  /** The sub-agent definitions in force, and the files that could not be used. */
+  agentDefinitions: () => { agents: AgentDefinition[]; problems: AgentDefinitionProblem[] };
   /** Shows a file in the OS file manager (the desktop app's shell.showItemInFolder); absent in the headless host. */
   revealFile?: (path: string) => void;
   /** Asks where to save a copy of a file and writes it there; null when cancelled (desktop app only). */
@@ -70,6 +75,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     );
     return outputs.read(`${task.sessionId}/${task.id}/${tail ?? 'all'}/${size}`, render);
   };
+  const runOf = (task: TaskRow) => (task.kind === 'agent' ? d.agentRun(task) : Promise.resolve(null));
   return {
     ...watchHandlers({
       pool,
@@ -165,14 +171,22 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     getTask: async ({ sessionId, taskId, tail }) => {
       requireSession(sessionId);
       const task = pool.row(sessionId, taskId);
-      return { task, output: await readOutput(task, tail) };
+      return { task, output: await readOutput(task, tail), agent: await runOf(task) };
+    },
+    listAgentDefinitions: () => d.agentDefinitions(),
+    getAgentRun: async ({ sessionId, taskId }) => {
+      requireSession(sessionId);
+      const task = pool.row(sessionId, taskId);
+      if (task.kind !== 'agent')
+        throw new DroverError('conflict', `Task ${taskId} is a ${task.kind}, not an agent`, { path: 'taskId' });
+      return d.agentRun(task);
     },
     backgroundTask: ({ sessionId, taskId }) => ({ task: d.shell.background(sessionId, taskId) }),
     stopTask: async ({ sessionId, taskId }) => {
       requireSession(sessionId);
       const { wasSettled } = await pool.stop(sessionId, taskId);
       const task = pool.row(sessionId, taskId);
-      return { task, output: await readOutput(task), alreadySettled: wasSettled };
+      return { task, output: await readOutput(task), agent: await runOf(task), alreadySettled: wasSettled };
     },
     readTaskLog: async ({ sessionId, taskId, fromByte }) => {
       requireSession(sessionId);

@@ -31,7 +31,6 @@ import { currentUnixOs } from '../process/unix-os.js';
 import { AgentService } from '../agent/agent-service.js';
 import { backgroundTools } from '../agent/tools.js';
 import { createKillTool } from '../agent/kill-tool.js';
-import { createLanguageModel } from '../agent/providers.js';
 import { WakeScheduler } from '../agent/wakes.js';
 import { PermissionService } from '../permissions/permission-service.js';
 import { MonitorPings } from '../agent/monitor-pings.js';
@@ -41,6 +40,7 @@ import { todoTool } from '../agent/todo-tool.js';
 import { sleepTool } from '../agent/sleep-tool.js';
 import { Scheduling } from '../scheduler/scheduler-service.js';
 import { UnattendedBudget } from '../agent/unattended-budget.js';
+import { Subagents } from '../subagents/subagents.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { WorkLinks } from '../work/work-links.js';
 import { PortIndex } from '../pool/port-index.js';
@@ -177,11 +177,20 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     secretVariables: Object.values(KEY_VARIABLES),
     log: warn,
   });
+  // Background sub-agents: a runner of agent tasks in the same pool, and the model's agent tools.
+  const subagents = new Subagents({
+    projectDir: options.workingDir,
+    userDir: join(options.dataDir, 'agents'),
+    model: (definition) => settings.languageModel(definition.model),
+    tools: () => baseTools,
+    permit: (request, signal) => permissions.check(request, signal),
+    log: warn,
+  });
   const pool: TaskPool = new TaskPool({
     ports,
     disk,
     repo: new TasksRepo(db),
-    runners: { command: commandRunner, monitor: commandRunner },
+    runners: { command: commandRunner, monitor: commandRunner, agent: subagents.runner },
     inspector,
     dataDir: options.dataDir,
     runId: randomId(),
@@ -193,6 +202,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
       taskOutput: (sessionId, taskId, totalBytes) => bus.emit('taskOutput', { sessionId, taskId, totalBytes }),
     },
   });
+  subagents.attach(pool);
   // A saved change applies at once: the pool reads its policy at each start, stop, cap check and wait.
   settings.onChange(() => pool.applyPolicy(settings.poolPolicy()));
   // The gate parses with tree-sitter-bash; until the grammar is loaded, nothing is judged.
@@ -230,22 +240,18 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   const { ledger, checklists, listOf: workListId, changed: workChanged } = planning;
   const killTool = createKillTool({ pool, instanceId, ...(unixOs ? { os: unixOs } : {}) });
   // What unattended turns (wake-ups, loop passes, scheduled prompts) may use, per session.
-  let limitsInForce = budgetLimits(settings.current);
   const budget = new UnattendedBudget(db, {
-    limits: () => limitsInForce,
+    limits: () => budgetLimits(settings.current),
     changed: (state, told) => bus.emit('budgetChanged', { budget: state, told }),
     note: (sessionId, text) => void sessions.append({ sessionId, role: 'system', text, automated: true }),
+    log: warn,
     // What waited for the budget runs: the gathered wake-ups in one turn, and due schedules at once.
     reopened: (sessionId) => {
       wakes.release(sessionId);
       void scheduling.scheduler?.tick();
     },
   });
-  settings.onChange((current) => {
-    const before = limitsInForce;
-    limitsInForce = budgetLimits(current);
-    if (before.turns !== limitsInForce.turns || before.tokens !== limitsInForce.tokens) budget.limitsChanged(before);
-  });
+  settings.onChange(() => budget.limitsChanged(sessions.list().map((session) => session.id)));
   // Schedules run as automated turns, one at a time with the person's, never while a turn runs.
   const scheduling: Scheduling = new Scheduling({
     dataDir: options.dataDir,
@@ -265,39 +271,36 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     resumeWithoutAsking: () => settings.current.scheduler?.resumeWithoutAsking ?? false,
     log: warn,
   });
+  const baseTools = [
+    ...backgroundTools(pool, handovers, planning.linkItem),
+    killTool,
+    ...workTools(
+      () => ledger.get(),
+      workListId,
+      workChanged,
+      (sessionId, item) =>
+        pool.list(sessionId).filter((row) => row.workItem?.listId === item.listId && row.workItem.itemId === item.id),
+    ),
+    todoTool(checklists),
+    ...scheduling.tools(),
+    sleepTool(() => settings.current.sleep),
+  ];
   const agent: AgentService = new AgentService({
     permit: (request, signal, onAsk) => permissions.check(request, signal, onAsk),
     sessions,
     bus,
-    tools: [
-      ...backgroundTools(pool, handovers, planning.linkItem),
-      killTool,
-      ...workTools(
-        () => ledger.get(),
-        workListId,
-        workChanged,
-        (sessionId, item) =>
-          pool.list(sessionId).filter((row) => row.workItem?.listId === item.listId && row.workItem.itemId === item.id),
-      ),
-      todoTool(checklists),
-      ...scheduling.tools(),
-      sleepTool(() => settings.current.sleep),
-    ],
+    tools: [...baseTools, ...subagents.tools()],
     backgroundEnabled: () => pool.policy.enabled,
     // The person's edits that closed a plan: the model hears of them at its next turn.
     turnNotes: (sessionId) => checklists.takeNotesForModel(sessionId),
     cwd: () => options.workingDir,
-    model: () => {
-      const provider = settings.provider();
-      return provider
-        ? { model: createLanguageModel(provider.settings, provider.apiKey), streaming: provider.settings.streaming }
-        : null;
-    },
+    model: () => settings.languageModel(),
     budget,
     log: warn,
   });
   const wakes: WakeScheduler = new WakeScheduler({
-    wake: (sessionId, text) => void agent.submit(sessionId, text, { automated: true }).done,
+    wake: (sessionId, text, notices) =>
+      void agent.submit(sessionId, text, { automated: true, refused: () => wakes.putBack(sessionId, notices) }).done,
     // With the budget spent, wake-ups wait, gathered, until it opens again.
     allowed: (sessionId) => budget.allows(sessionId),
     shuttingDown: () => pool.draining || agent.disposed,
@@ -346,6 +349,8 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     checklists,
     scheduling: () => scheduling.get(),
     budget,
+    agentRun: (task) => subagents.readRun(task),
+    agentDefinitions: () => subagents.definitions(),
     portsSupported: ports !== null,
     ...(options.revealFile ? { revealFile: options.revealFile } : {}),
     ...(options.saveFileCopy ? { saveFileCopy: options.saveFileCopy } : {}),

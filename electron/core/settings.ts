@@ -7,6 +7,7 @@ import {
   SCHEDULER_DEFAULTS,
   BUDGET_DEFAULTS,
   SLEEP_DEFAULTS,
+  SLEEP_NO_CAP,
   SettingsSchema,
   type BackgroundKey,
   type InForce,
@@ -20,6 +21,8 @@ import type { ConnectionTestResult } from '../../shared/schemas/connection-test.
 import type { SecretStore } from './secrets.js';
 import { DEFAULT_POLICY, type PoolPolicy } from '../pool/policy.js';
 import { testConnection, type ConnectionTestOptions, type ProviderToTest } from '../agent/connection-test.js';
+import { createLanguageModel } from '../agent/providers.js';
+import type { LanguageModel } from 'ai';
 import { writePrivateFileAtomic } from '../store/private-files.js';
 import { fullMessage, isNoRoom } from '../store/no-room.js';
 
@@ -68,6 +71,9 @@ const POLICY_FIELDS: { [K in BackgroundKey]: { field: keyof PoolPolicy; scale: n
   outputBufferBytes: { field: 'outputWindowBytes', scale: 1 },
   stopGraceSeconds: { field: 'stopGraceMs', scale: 1000 },
   foregroundWaitSeconds: { field: 'foregroundWaitMs', scale: 1000 },
+  maxAgents: { field: 'maxAgents', scale: 1 },
+  agentMaxTurns: { field: 'agentMaxSteps', scale: 1 },
+  agentMaxTokens: { field: 'agentMaxTokens', scale: 1 },
 };
 
 function toPolicy(key: BackgroundKey, value: number | boolean): number | boolean {
@@ -136,6 +142,22 @@ export function tunablesInForce(settings: Settings, overrides: Partial<PoolPolic
       tokens: fileOrDefault(settings.budget?.tokens, BUDGET_DEFAULTS.tokens),
     },
   };
+}
+
+/**
+ * The sleep tool's bounds as they will be in force (defaults included): the shortest sleep may not
+ * be longer than the longest per call. Named by the field the change set.
+ */
+function checkSleepBounds(next: Settings, change: SettingsUpdate): void {
+  const min = next.sleep?.minSeconds ?? SLEEP_DEFAULTS.minSeconds;
+  const max = next.sleep?.maxSeconds ?? SLEEP_DEFAULTS.maxSeconds;
+  if (max === SLEEP_NO_CAP || min <= max) return;
+  const path = change.sleep?.maxSeconds !== undefined ? 'sleep.maxSeconds' : 'sleep.minSeconds';
+  throw new DroverError(
+    'invalid_input',
+    `${path}: the shortest sleep (${min} s) may not be longer than the longest per call (${max} s)`,
+    { path },
+  );
 }
 
 /**
@@ -255,6 +277,17 @@ export class SettingsService {
     return { settings: provider, apiKey: this.#keyFor(provider.kind) };
   }
 
+  /**
+   * The connected model for a turn, or null when none is configured; an agent definition may name
+   * another model of the same provider.
+   */
+  languageModel(modelName?: string): { model: LanguageModel; streaming: boolean } | null {
+    const provider = this.provider();
+    if (!provider) return null;
+    const chosen = modelName ? { ...provider.settings, model: modelName } : provider.settings;
+    return { model: createLanguageModel(chosen, provider.apiKey), streaming: chosen.streaming };
+  }
+
   publicView(): PublicSettings {
     const provider = this.#settings.provider;
     const stored = this.#secrets.get() !== null;
@@ -310,11 +343,23 @@ export class SettingsService {
     if (change.sleep) next.sleep = merged(next.sleep, change.sleep);
     if (change.scheduler) next.scheduler = merged(next.scheduler, change.scheduler);
     if (change.budget) next.budget = merged(next.budget, change.budget);
+    // The old wake-up cap is read as budget.turns while that is unset: setting or resetting the
+    // budget's turns takes it out, so the figure shown is the one in force and Reset means the default.
+    if (change.budget?.turns !== undefined && next.agent?.maxWakesPerSession !== undefined)
+      next.agent = merged(next.agent, { maxWakesPerSession: null });
+    checkSleepBounds(next, change);
     if (change.commandAllowlist) next.commandAllowlist = change.commandAllowlist;
     if (change.notifications) next.notifications = { ...next.notifications, ...change.notifications };
     if (change.tasks) next.tasks = { ...next.tasks, ...change.tasks };
     try {
-      this.#write(SettingsSchema.parse(next));
+      const parsed = SettingsSchema.safeParse(next);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new DroverError('invalid_input', `${issuePath(issue.path)}: ${issue.message}`, {
+          path: issuePath(issue.path),
+        });
+      }
+      this.#write(parsed.data);
     } catch (error) {
       // All or nothing: a key saved for settings that could not be saved is put back.
       if (newKey) {

@@ -98,6 +98,7 @@ export const routes: readonly Route[] = [
     input: ([sessionId]) => ({ sessionId }),
   },
   { method: 'GET', pattern: re('/schedules/durable'), request: 'listDurableJobs', input: () => ({}) },
+  { method: 'GET', pattern: re('/agents'), request: 'listAgentDefinitions', input: () => ({}) },
   { method: 'GET', pattern: re('/schedules/held'), request: 'heldSchedules', input: () => ({}) },
   { method: 'POST', pattern: re('/schedules/held/resume'), request: 'resumeHeld', input: (_, body) => body },
   { method: 'POST', pattern: re('/schedules/held/pause'), request: 'pauseHeld', input: (_, body) => body },

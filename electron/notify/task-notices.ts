@@ -1,4 +1,5 @@
 import type { TaskRow, TaskStatus } from '../../shared/schemas/task.js';
+import { agentStatusOf } from '../../shared/schemas/subagent.js';
 import { formatDuration } from '../pool/adoption.js';
 
 export interface Notice {
@@ -50,7 +51,11 @@ export class TaskNotices {
         ? `exit code ${row.exitCode}${row.exitNote ? ` (${row.exitNote})` : ''}`
         : (row.exitNote ?? row.error ?? '');
     return {
-      title: `Task ${outcome}: ${shorten(row.command, 60)}`,
+      // An agent ends in its own words (completed, failed, killed), without an exit code.
+      title:
+        row.kind === 'agent'
+          ? `Agent ${agentStatusOf(row.status)}: ${shorten(row.command, 60)}`
+          : `Task ${outcome}: ${shorten(row.command, 60)}`,
       body: [`${row.id} in “${session}”`, exit, `ran ${formatDuration(row.elapsedSeconds)}`]
         .filter(Boolean)
         .join(' · '),

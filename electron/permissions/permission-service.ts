@@ -53,7 +53,16 @@ export class PermissionService {
 
   /** Allows at once when a rule covers the command; otherwise asks the person and waits. */
   async check(
-    request: { sessionId: string; command: string; cwd: string; background: boolean },
+    request: {
+      sessionId: string;
+      command: string;
+      cwd: string;
+      background: boolean;
+      /** A background sub-agent asks: the person is shown which. */
+      agent?: { taskId: string; name: string } | undefined;
+      /** Judge as in plan mode (read-only commands run, the rest ask): a read-only agent's commands. */
+      readOnly?: boolean | undefined;
+    },
     signal: AbortSignal,
     onAsk?: () => void,
   ): Promise<Outcome> {
@@ -62,7 +71,7 @@ export class PermissionService {
     const workspace = this.#deps.workspace?.();
     const place = { workspace: workspace === undefined ? undefined : realPath(workspace), shell: COMMAND_SHELL };
     const cwd = realPath(request.cwd);
-    const planMode = this.#deps.planMode?.(request.sessionId) ?? false;
+    const planMode = request.readOnly === true || (this.#deps.planMode?.(request.sessionId) ?? false);
     const decision = planMode
       ? evaluateReadOnly(request.command, place, cwd)
       : evaluateCommand(
@@ -89,6 +98,7 @@ export class PermissionService {
       planMode,
       reason: decision.reason,
       createdAt: new Date((this.#deps.now ?? Date.now)()).toISOString(),
+      agent: request.agent ?? null,
     };
     onAsk?.();
     const answer = await new Promise<PermissionAnswer | 'withdrawn'>((resolve) => {

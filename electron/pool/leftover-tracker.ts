@@ -22,9 +22,13 @@ export class LeftoverTracker {
     const now = this.#now();
     const cached = this.#probes.get(record.id);
     if (cached && now - cached.at < PROBE_CACHE_MS) return cached.verdict;
-    const verdict: Verdict = record.pid
-      ? this.#inspector.probe(identityOf(record))
-      : { alive: false, reason: 'it never started' };
+    // An agent holds no process (pid 0): it is never probed, and its run ended with the Drover that ran it.
+    const verdict: Verdict =
+      record.kind === 'agent'
+        ? { alive: false, reason: 'an agent’s run ends with the Drover that ran it' }
+        : record.pid
+          ? this.#inspector.probe(identityOf(record))
+          : { alive: false, reason: 'it never started' };
     this.#probes.set(record.id, { at: now, verdict });
     return verdict;
   }

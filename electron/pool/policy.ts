@@ -24,6 +24,12 @@ export interface PoolPolicy {
   silentAfterMs: number;
   /** Whether the pool takes background work at all. */
   enabled: boolean;
+  /** Background sub-agents one session runs at once; the rest wait in start order. */
+  maxAgents: number;
+  /** Model calls (steps) one sub-agent may make before it is ended. */
+  agentMaxSteps: number;
+  /** Tokens one sub-agent may use (as the provider reports them) before it is ended. */
+  agentMaxTokens: number;
 }
 
 export const DEFAULT_POLICY: PoolPolicy = {
@@ -39,6 +45,9 @@ export const DEFAULT_POLICY: PoolPolicy = {
   foregroundWaitMs: 30_000,
   silentAfterMs: 60_000,
   enabled: true,
+  maxAgents: 4,
+  agentMaxSteps: 40,
+  agentMaxTokens: 1_000_000,
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { MonitorNotify, ReadyCheck, TaskKind, TaskRow } from '../../shared/schemas/task.js';
+import type { AgentRowInfo } from '../../shared/schemas/subagent.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
 import type { ProcessInspector } from '../process/inspector.js';
 import type { PoolPolicy } from './policy.js';
@@ -25,6 +26,12 @@ export interface StartRequest {
   notifyOnReady?: boolean | undefined;
   /** The work item it is started for (checked to exist by the caller). */
   workItem?: { listId: string; itemId: number } | undefined;
+  /** The agent task whose run starts it: stopping that agent stops it. */
+  owner?: string | undefined;
+  /** Agent tasks: the definition and its limits, shown in the row. */
+  agentInfo?: AgentRowInfo | undefined;
+  /** Agent tasks: what the runner needs to start it (opaque to the pool; kept in memory only). */
+  payload?: unknown;
 }
 
 export interface PoolListener {

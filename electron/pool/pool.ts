@@ -134,6 +134,7 @@ export class TaskPool {
       signals: this.#signals,
       runId: options.runId,
       policy: this.policy,
+      runners: options.runners,
       now: this.#now,
     });
     this.#index.prime(this.#keeper.settleLostOrphans());
@@ -253,6 +254,14 @@ export class TaskPool {
     live.record.pingedAt = this.#now();
     this.#save(live.record);
     return true;
+  }
+
+  /** An agent task's run used more of its limits: its row says so. */
+  noteAgentUse(id: string, steps: number, tokens: number): void {
+    const live = this.#live.get(id);
+    if (!live?.record.agentInfo || live.settling) return;
+    live.record.agentInfo = { ...live.record.agentInfo, steps, tokens };
+    this.#save(live.record);
   }
 
   /** The port index saw these tasks' ports change: their rows are told again. */

@@ -40,7 +40,12 @@ export interface TaskEnd {
 
 /** Records how a task ended: exit code and signal the way a shell reports them, its status, and the note that explains it. */
 export function recordEnd(record: TaskRecord, end: TaskEnd): void {
-  const report = describeExit(record.command, end.exit.exitCode, end.exit.signal);
+  // An agent is no program: its "command" is its description, and its end says itself why it failed.
+  const report =
+    record.kind === 'agent'
+      ? { exitCode: end.exit.exitCode, signal: null, note: null }
+      : describeExit(record.command, end.exit.exitCode, end.exit.signal);
+  if (end.exit.error) record.error = end.exit.error;
   record.exitCode = report.exitCode;
   record.signal = report.signal;
   record.exitNote = report.note;

@@ -10,12 +10,16 @@ export interface Spec {
   env: Readonly<Record<string, string>>;
   /** Carried by every process the task starts, so even one that leaves its container is found. */
   mark: Mark;
+  /** Agent tasks: what the request carried for the runner (opaque to the pool). */
+  payload?: unknown;
 }
 
 export interface RunnerExit {
   /** The leader's own exit code, or null when a signal ended it. */
   exitCode: number | null;
   signal: number | null;
+  /** Work that is not a process (an agent): why it failed, in words. */
+  error?: string | null;
 }
 
 export interface StopReport {
@@ -74,6 +78,11 @@ export interface RunnerListener {
 export interface Runner {
   /** Rejects, with the reason in words, when the work cannot start at all. */
   start(spec: Spec, listener: RunnerListener): Promise<RunnerHandle>;
+  /**
+   * The output as a person reads it, for work whose log is not terminal output (an agent's is its
+   * transcript as JSON lines); absent: the log is rendered as a terminal shows it.
+   */
+  readable?(log: string, tailLines?: number): string;
 }
 
 /** A task that could not start: the message says why, for the person and the model. */

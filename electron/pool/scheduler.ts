@@ -13,10 +13,7 @@ interface RunningCounts {
  * per session (one session's five dev servers never queue another session's work), with a
  * ceiling across sessions on top so many sessions cannot exhaust the machine.
  */
-function capacityProblem(
-  counts: RunningCounts,
-  policy: Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal'>,
-): string | null {
+function capacityProblem(counts: RunningCounts, policy: CapPolicy): string | null {
   if (counts.session >= policy.maxConcurrent) {
     return `this session is at its limit (${counts.session} of ${policy.maxConcurrent} background tasks running)`;
   }
@@ -26,28 +23,42 @@ function capacityProblem(
   return null;
 }
 
+type CapPolicy = Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal' | 'maxAgents'>;
+
+/** Agents hold no process: they have a cap of their own per session, apart from the shells'. */
+function agentCapacityProblem(running: number, policy: CapPolicy): string | null {
+  return running >= policy.maxAgents
+    ? `this session is at its limit of background agents (${running} of ${policy.maxAgents} running)`
+    : null;
+}
+
 /** The queue of background tasks waiting for room, and the counts the caps are checked against. */
 export class Scheduler {
   readonly #queue: Live[] = [];
   readonly #lives: ReadonlyMap<string, Live>;
-  readonly #policy: Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal'>;
+  readonly #policy: CapPolicy;
 
-  constructor(lives: ReadonlyMap<string, Live>, policy: Pick<PoolPolicy, 'maxConcurrent' | 'maxConcurrentTotal'>) {
+  constructor(lives: ReadonlyMap<string, Live>, policy: CapPolicy) {
     this.#lives = lives;
     this.#policy = policy;
   }
 
-  /** Background tasks of this run now running or starting, in one session or in all. */
-  runningCount(sessionId?: string): number {
+  /**
+   * Background tasks of this run now running or starting, in one session or in all: processes
+   * (shells and monitors), or with `agents` the background agents.
+   */
+  runningCount(sessionId?: string, agents = false): number {
     let count = 0;
     for (const live of this.#lives.values()) {
       if (sessionId !== undefined && live.record.sessionId !== sessionId) continue;
+      if ((live.record.kind === 'agent') !== agents) continue;
       if ((live.launching || live.record.status === 'running') && inBackground(live.record)) count++;
     }
     return count;
   }
 
-  capacityProblem(sessionId: string): string | null {
+  capacityProblem(sessionId: string, kind: Live['record']['kind'] = 'command'): string | null {
+    if (kind === 'agent') return agentCapacityProblem(this.runningCount(sessionId, true), this.#policy);
     return capacityProblem({ session: this.runningCount(sessionId), total: this.runningCount() }, this.#policy);
   }
 
@@ -66,9 +77,9 @@ export class Scheduler {
   /** The queued tasks that may start now, in start order, each marked as starting (so it counts). */
   takeStartable(): Live[] {
     const taken: Live[] = [];
-    for (let i = 0; i < this.#queue.length && this.runningCount() < this.#policy.maxConcurrentTotal;) {
+    for (let i = 0; i < this.#queue.length;) {
       const live = this.#queue[i]!;
-      if (this.capacityProblem(live.record.sessionId) !== null) {
+      if (this.capacityProblem(live.record.sessionId, live.record.kind) !== null) {
         i++;
         continue;
       }

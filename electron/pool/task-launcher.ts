@@ -62,7 +62,15 @@ export class TaskLauncher {
       // Its folder is made here: on a full disk that fails, and the task fails with the reason.
       live.log = new TaskLog(record.logPath, logRoomHooks(live, this.#o.disk, this.#o.dataDir, this.#o.save));
       live.handle = await runner.start(
-        { kind: record.kind, taskId: record.id, command: record.command, cwd: record.cwd, env: {}, mark },
+        {
+          kind: record.kind,
+          taskId: record.id,
+          command: record.command,
+          cwd: record.cwd,
+          env: {},
+          mark,
+          ...(record.payload === undefined ? {} : { payload: record.payload }),
+        },
         {
           output: (chunk) => this.#onOutput(live, chunk),
           leaderExited: () => {

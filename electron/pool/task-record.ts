@@ -8,6 +8,7 @@ import {
 } from '../../shared/schemas/task.js';
 import type { StartRequest } from './pool-types.js';
 import type { Containment, WindowsMember } from '../process/identity.js';
+import type { AgentRowInfo } from '../../shared/schemas/subagent.js';
 
 /** Statuses a record may hold on disk; `orphaned` is only ever derived. */
 export type StoredStatus = Exclude<TaskStatus, 'orphaned'>;
@@ -69,9 +70,15 @@ export interface TaskRecord {
   notifyReady: boolean;
   /** The work item it serves (list and id), or null. */
   workItem: { listId: string; itemId: number } | null;
+  /** The agent task whose run started it (stopping the agent stops it); null for the session's own. */
+  ownerTaskId: string | null;
+  /** Agent tasks: the definition, and what the run used of its limits; null for other tasks. */
+  agentInfo: AgentRowInfo | null;
+  /** Agent tasks, this run only (never stored): what the runner needs to start it. */
+  payload?: unknown;
 }
 
-export const TASK_ID_PREFIX: Record<TaskKind, string> = { command: 'bg', monitor: 'mon', agent: 'agent' };
+export const TASK_ID_PREFIX: Record<TaskKind, string> = { command: 'bg', monitor: 'mon', agent: 'agt' };
 
 export function taskId(kind: TaskKind, seq: number): string {
   return `${TASK_ID_PREFIX[kind]}_${seq}`;
@@ -96,6 +103,9 @@ export interface NewTask {
   readyCheck: ReadyCheck | null;
   notifyReady: boolean;
   workItem: { listId: string; itemId: number } | null;
+  ownerTaskId: string | null;
+  agentInfo: AgentRowInfo | null;
+  payload?: unknown;
 }
 
 export function newTaskRecord(task: NewTask): TaskRecord {
@@ -135,7 +145,9 @@ export function recordForRequest(
   place: { runId: string; dataDir: string; queuedAt: number; timeoutSeconds: number },
 ): TaskRecord {
   const monitor = request.kind === 'monitor';
-  const notifyMode = monitor ? (request.notifyMode ?? 'scheduled') : null;
+  // What a sub-agent starts is its own business: it never wakes the session's model.
+  const owned = request.owner !== undefined;
+  const notifyMode = monitor ? (owned ? 'none' : (request.notifyMode ?? 'scheduled')) : null;
   return newTaskRecord({
     seq,
     sessionId: request.sessionId,
@@ -148,13 +160,16 @@ export function recordForRequest(
     timeoutSeconds: place.timeoutSeconds,
     // A foreground run is watched by its caller; only background work may ask to wake the agent.
     // A monitor wakes at its exit unless told never to.
-    notify: !foreground && (monitor ? notifyMode !== 'none' : (request.notifyOnFinish ?? false)),
+    notify: !foreground && !owned && (monitor ? notifyMode !== 'none' : (request.notifyOnFinish ?? false)),
     foreground,
     logPath: join(place.dataDir, 'sessions', request.sessionId, 'background', taskId(request.kind, seq), 'output.log'),
     notifyMode,
     checkAfterSeconds: monitor ? (request.checkAfterSeconds ?? CHECK_AFTER_DEFAULT_SECONDS) : null,
     readyCheck: request.ready ?? null,
-    notifyReady: !foreground && request.ready !== undefined && (request.notifyOnReady ?? false),
+    notifyReady: !foreground && !owned && request.ready !== undefined && (request.notifyOnReady ?? false),
     workItem: request.workItem ?? null,
+    ownerTaskId: request.owner ?? null,
+    agentInfo: request.agentInfo ?? null,
+    ...(request.payload === undefined ? {} : { payload: request.payload }),
   });
 }

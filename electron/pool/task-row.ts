@@ -75,6 +75,8 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     readyCheck: record.readyCheck,
     notifyOnReady: record.notifyReady,
     workItem: record.workItem,
+    ownerTaskId: record.ownerTaskId,
+    agent: record.agentInfo,
   };
 }
 

@@ -2,6 +2,7 @@ import { isSettled, type TaskOutput, type TaskRow } from '../../shared/schemas/t
 import type { EarlierRuns } from './earlier-runs.js';
 import type { Live } from './live-task.js';
 import type { PoolPolicy } from './policy.js';
+import type { PoolOptions } from './pool-types.js';
 import { readableOutput } from './readable-output.js';
 import type { TaskIndex } from './task-index.js';
 import { readLogTail } from './task-log.js';
@@ -19,6 +20,8 @@ export interface TaskViewsOptions {
   runId: string;
   /** The pool's own policy object, read at each call. */
   policy: Pick<PoolPolicy, 'silentAfterMs' | 'persistedReadBytes'>;
+  /** A runner that says how its log reads (agents) is asked; the rest read as terminal output. */
+  runners: PoolOptions['runners'];
   now: () => number;
 }
 
@@ -66,6 +69,13 @@ export class TaskViews {
     const source = live
       ? { bytes: live.window.bytes(), totalBytes: live.window.totalBytes, truncated: live.window.truncated }
       : await readLogTail(record.logPath, this.#o.policy.persistedReadBytes);
+    const runner = this.#o.runners[record.kind];
+    if (runner?.readable)
+      return {
+        text: runner.readable(source.bytes.toString('utf8'), tailLines),
+        totalBytes: source.totalBytes,
+        truncated: source.truncated,
+      };
     return readableOutput(source, tailLines);
   }
 

@@ -80,8 +80,14 @@ export class Scheduler {
    */
   readonly #held = new Map<string, string | null>();
   readonly #running = new Set<string>();
-  /** Schedules whose next run the person asked for (a typed `/loop`'s first pass, Run now). */
-  readonly #byPerson = new Set<string>();
+  /**
+   * Runs the person asked for (a typed `/loop`'s first pass, Run now), by schedule, with the time
+   * that ask set: only a run at that very time is theirs (a pause or anything else that moves it
+   * makes the next run an unattended one again).
+   */
+  readonly #byPerson = new Map<string, number>();
+  /** When this run started: a late take-up holds only what the last run left. */
+  #startedAt = 0;
   #timer: NodeJS.Timeout | null = null;
   #ticking = false;
   /** What the last run left has been read and held: until then nothing fires (the guard fails closed). */
@@ -94,6 +100,7 @@ export class Scheduler {
 
   /** Takes up what the last run left (drops what ended while closed, holds the rest), then ticks. */
   start(): void {
+    this.#startedAt = this.#now();
     this.#takeUp();
     this.#timer = setInterval(() => void this.tick(), TICK_MS);
     this.#timer.unref();
@@ -118,7 +125,12 @@ export class Scheduler {
     }
     const changed = new Set<string | null>();
     for (const schedule of found) {
-      if (ask && !schedule.paused) this.#held.set(schedule.id, schedule.sessionId);
+      // Made in this run (typed while the store could not be read): not the last run's, not held.
+      if (schedule.createdAt >= this.#startedAt) continue;
+      if (ask && !schedule.paused) {
+        this.#held.set(schedule.id, schedule.sessionId);
+        changed.add(schedule.sessionId);
+      }
       try {
         const gone = schedule.sessionId !== null && !this.#deps.sessionExists(schedule.sessionId);
         const outcome = gone ? 'delete' : takeUp(schedule, now, this.#deps.timeZone);
@@ -209,7 +221,7 @@ export class Scheduler {
       request.kind === 'self-paced' ? this.#owned(sessionId).filter((schedule) => schedule.kind === 'self_paced') : [];
     for (const old of replaced) this.#deps.store.delete(old.id);
     const schedule = this.#insert(made.row);
-    this.#byPerson.add(schedule.id);
+    if (schedule.nextFireAt !== null) this.#byPerson.set(schedule.id, schedule.nextFireAt);
     return { schedule, confirmation: made.confirmation(replaced.map((old) => old.id)) };
   }
 
@@ -280,10 +292,11 @@ export class Scheduler {
   runNow(id: string): Schedule {
     const schedule = this.#deps.store.get(id);
     if (!schedule) throw new DroverError('not_found', `No schedule "${id}"`, { path: 'id' });
-    this.#deps.store.update(id, { nextFireAt: this.#now(), needsConfirmation: false, paused: false });
+    const now = this.#now();
+    this.#deps.store.update(id, { nextFireAt: now, needsConfirmation: false, paused: false });
     // The person's own act answers the resume guard for this one, and spends no unattended budget.
     this.#held.delete(id);
-    this.#byPerson.add(id);
+    this.#byPerson.set(id, now);
     this.#deps.changed(schedule.sessionId);
     return this.get(id);
   }
@@ -291,6 +304,7 @@ export class Scheduler {
   /** A deleted conversation's schedules go with it. */
   forgetSession(sessionId: string): void {
     for (const [id, owner] of this.#held) if (owner === sessionId) this.#held.delete(id);
+    for (const schedule of this.#deps.store.forSession(sessionId)) this.#byPerson.delete(schedule.id);
     if (this.#deps.store.deleteSession(sessionId) > 0) this.#deps.changed(sessionId);
   }
 
@@ -319,7 +333,9 @@ export class Scheduler {
 
   #fire(schedule: StoredSchedule, now: number): void {
     const target = schedule.sessionId ?? this.#jobSession(schedule);
-    const byPerson = this.#byPerson.has(schedule.id);
+    const byPerson = this.#byPerson.get(schedule.id) === schedule.nextFireAt;
+    // A mark whose time moved on is not the person's any more.
+    if (!byPerson) this.#byPerson.delete(schedule.id);
     if (!this.#deps.idle(target) || !(byPerson || (this.#deps.allowed?.(target) ?? true))) return;
     const claimed = this.#deps.store.claim(schedule, this.#deps.holder, now, LEASE_MS, (current) =>
       afterRun(current, now, this.#deps.timeZone),

@@ -8,6 +8,7 @@ import {
   TaskKindSchema,
 } from '../../shared/schemas/task.js';
 import type { TaskRecord } from '../pool/task-record.js';
+import { AgentRowInfoSchema } from '../../shared/schemas/subagent.js';
 import { parseRow, readableRows, type UnreadableRowReport } from './rows.js';
 
 const StoredStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped', 'lost']);
@@ -56,6 +57,9 @@ const TaskRowSchema = z.object({
   notify_ready: int,
   work_list_id: z.string().nullable(),
   work_item_id: int.nullable(),
+  owner_task_id: z.string().nullable(),
+  // Read leniently: damaged agent facts read as none, the task itself stays.
+  agent_info: z.string().nullable(),
 });
 
 const MembersSchema = z.array(z.object({ pid: int.positive(), created: z.string().regex(/^\d+$/) }));
@@ -128,7 +132,18 @@ function toRecord(row: unknown): TaskRecord {
     notifyReady: r.notify_ready === 1,
     workItem:
       r.work_list_id !== null && r.work_item_id !== null ? { listId: r.work_list_id, itemId: r.work_item_id } : null,
+    ownerTaskId: TaskIdSchema.safeParse(r.owner_task_id).data ?? null,
+    agentInfo: parseAgentInfo(r.agent_info),
   };
+}
+
+function parseAgentInfo(text: string | null): TaskRecord['agentInfo'] {
+  if (!text) return null;
+  try {
+    return AgentRowInfoSchema.safeParse(JSON.parse(text)).data ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function toParams(record: TaskRecord): Record<string, unknown> {
@@ -174,6 +189,8 @@ function toParams(record: TaskRecord): Record<string, unknown> {
     notify_ready: record.notifyReady ? 1 : 0,
     work_list_id: record.workItem?.listId ?? null,
     work_item_id: record.workItem?.itemId ?? null,
+    owner_task_id: record.ownerTaskId,
+    agent_info: record.agentInfo ? JSON.stringify(record.agentInfo) : null,
   };
 }
 

@@ -21,6 +21,8 @@ export const PermissionRequestSchema = z.object({
   /** Why it asks. */
   reason: z.string(),
   createdAt: TimestampSchema,
+  /** A background sub-agent asks (its task id and definition); null when the session's own model does. */
+  agent: z.object({ taskId: z.string(), name: z.string() }).nullable(),
 });
 export type PermissionRequest = z.infer<typeof PermissionRequestSchema>;
 

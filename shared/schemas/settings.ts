@@ -24,6 +24,12 @@ const BackgroundFieldsSchema = z.object({
     .max(64 * 1024 * 1024),
   stopGraceSeconds: z.number().min(0).max(300),
   foregroundWaitSeconds: z.number().min(1).max(3600),
+  /** Background sub-agents per session at once. */
+  maxAgents: z.number().int().min(1).max(32),
+  /** Model calls (steps) one sub-agent may make. */
+  agentMaxTurns: z.number().int().min(1).max(500),
+  /** Tokens one sub-agent may use. */
+  agentMaxTokens: z.number().int().min(1000).max(100_000_000),
 });
 export const BackgroundSettingsSchema = BackgroundFieldsSchema.partial().strict();
 export type BackgroundKey = keyof typeof BackgroundFieldsSchema.shape;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import safeRegex from 'safe-regex2';
 import { IdSchema, TimestampSchema } from './session.js';
+import { AgentRowInfoSchema } from './subagent.js';
 
 export const TASK_STATUSES = [
   'queued',
@@ -184,6 +185,10 @@ export const TaskRowSchema = z.object({
   notifyOnReady: z.boolean(),
   /** The work item this task was started for (work_item_id): a failure marks the item blocked. */
   workItem: z.object({ listId: z.string(), itemId: z.number().int().positive() }).nullable(),
+  /** The agent task whose run started this one (stopping the agent stops it); null for the session's own. */
+  ownerTaskId: TaskIdSchema.nullable(),
+  /** Agent tasks: the definition, and what the run used of its limits; null for other tasks. */
+  agent: AgentRowInfoSchema.nullable(),
 });
 export type TaskRow = z.infer<typeof TaskRowSchema>;
 

@@ -176,3 +176,51 @@ export type ReadTaskOutputArgs = z.output<typeof ReadTaskOutputInput>;
 export type MonitorCommandArgs = z.output<typeof MonitorCommandInput>;
 export type MonitorEventsArgs = z.output<typeof MonitorEventsInput>;
 export type SleepArgs = z.output<typeof SleepInput>;
+
+/** The longest task one sub-agent may be given. */
+export const AGENT_TASK_PROMPT_MAX = 50_000;
+
+export const AgentInput = z
+  .object({
+    description: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .describe('A short title for the work (3 to 8 words), shown to the person'),
+    prompt: z
+      .string()
+      .trim()
+      .min(1)
+      .max(AGENT_TASK_PROMPT_MAX)
+      .describe('The whole task: the agent sees nothing of this conversation, so say everything it needs'),
+    agent: z.string().min(1).max(40).optional().describe('Which agent definition runs it (default general-purpose)'),
+    background: z
+      .boolean()
+      .default(false)
+      .describe('Return at once with its task id (agt_N) and let it work beside you (run_in_background)'),
+    notify_on_finish: z
+      .boolean()
+      .default(true)
+      .describe('Background only: wake you when it ends (its outcome; read the result with agent_output)'),
+  })
+  .strict();
+
+export const AgentOutputInput = z
+  .object({
+    task_id: TaskId.describe('An agent task id as returned by agent, like agt_3'),
+    wait: z.boolean().default(false).describe('Block until the agent ends or the timeout passes'),
+    timeout_seconds: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(READ_WAIT_DEFAULT_SECONDS)
+      .describe(
+        `How long to wait when wait is true (default ${READ_WAIT_DEFAULT_SECONDS}; a longer wait than ${READ_WAIT_MAX_SECONDS} is clamped to it)`,
+      ),
+    action: z.enum(['kill']).optional().describe('kill: stop the agent (and the tasks it started) now'),
+  })
+  .strict();
+
+export type AgentArgs = z.output<typeof AgentInput>;
+export type AgentOutputArgs = z.output<typeof AgentOutputInput>;

@@ -20,6 +20,8 @@ afterEach(async () => {
 
 /** Every tool the model is offered with background work on, sorted. */
 export const ALL_TOOLS = [
+  'agent',
+  'agent_output',
   'cron_create',
   'cron_delete',
   'cron_list',
@@ -104,5 +106,5 @@ export async function setupAgent(
   };
   const messages = () => services.sessions.messages(session.id);
   const turnsEnded = () => turns.filter((busy) => !busy).length;
-  return { model, services, session, call, say, messages, turnsEnded };
+  return { model, services, session, call, say, messages, turnsEnded, dataDir };
 }

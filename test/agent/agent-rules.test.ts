@@ -143,6 +143,13 @@ describe('wake-ups', () => {
     expect(scheduler.waiting('s')).toBe(false);
     scheduler.release('s');
     expect(wakes).toHaveLength(2);
+    // A wake-up refused when its turn came (the budget ran out while it waited) waits again.
+    open = false;
+    scheduler.putBack('s', { ended: ['bg_7 ended'], pings: [], ready: [] });
+    expect(scheduler.waiting('s')).toBe(true);
+    open = true;
+    scheduler.release('s');
+    expect(wakes[2]).toContain('bg_7 ended');
   });
 
   it('wakes nothing during shutdown', async () => {

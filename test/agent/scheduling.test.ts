@@ -246,6 +246,25 @@ describe('the budget for unattended turns, through the fake model', () => {
     expect(used.tokensUsed).toBeGreaterThan(0);
   });
 
+  it('counts the tokens of a pass stopped while a tool runs (streaming)', async () => {
+    const clock = manualClock();
+    const { model, call, session, services, turnsEnded } = await setupAgent('openai-compatible', {
+      scheduler: { clock },
+    });
+    model.enqueue({ text: 'first pass' }, { toolCalls: [{ name: 'sleep', args: { seconds: 60, reason: 'wait' } }] });
+    await call('startLoop', { sessionId: session.id, args: '1m tidy' });
+    await until(() => turnsEnded() === 1, 'the first pass');
+    clock.time += 2 * MINUTE;
+    await services.scheduler!.tick();
+    await until(() => model.requests.length === 2 && services.agent.isBusy(session.id), 'the sleeping pass');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await call('cancelTurn', { sessionId: session.id });
+    await until(() => turnsEnded() === 2, 'the stopped pass');
+    const used = await call<{ turnsUsed: number; tokensUsed: number }>('getBudget', { sessionId: session.id });
+    expect(used.turnsUsed).toBe(1);
+    expect(used.tokensUsed).toBeGreaterThan(0);
+  });
+
   it('a wake-up while the budget is spent waits, and is told in one turn when the person resumes', async () => {
     const { model, call, session, say, services, turnsEnded } = await setupAgent();
     await call('updateSettings', { budget: { turns: 1 } });

@@ -71,16 +71,16 @@ describe('the budget for unattended turns', () => {
     expect(notes).toHaveLength(2);
     expect(budget.state('s1').spent).toBe(true);
 
-    let before = { ...limits };
     limits.turns = 10;
     changes.length = 0;
-    budget.limitsChanged(before);
+    budget.limitsChanged(['s1', 's2', 's3']);
     expect(budget.state('s1')).toMatchObject({ spent: false, warned: false, turnsMax: 10 });
     expect(reopened).toEqual(['s1']);
-    // Every session with use hears of the new limits (the header's chip).
+    // Every session hears of the new limits (the header's chip), those without use too.
     expect(changes.map((state) => [state.sessionId, state.turnsMax]).sort()).toEqual([
       ['s1', 10],
       ['s2', 10],
+      ['s3', 10],
     ]);
     expect(notes).toHaveLength(2);
     // Re-armed: 80 % and spent are told again.
@@ -91,21 +91,19 @@ describe('the budget for unattended turns', () => {
     expect(notes[3]).toMatch(/is spent \(10 of 10 turns/);
 
     // Lowered below what s2 used: it is spent now, and told so at once; s1 stays spent, told once.
-    before = { ...limits };
     limits.turns = 1;
-    budget.limitsChanged(before);
+    budget.limitsChanged(['s1', 's2', 's3']);
     expect(notes.slice(4)).toEqual([expect.stringMatching(/is spent \(1 of 1 turns/)]);
     expect(budget.state('s2').spent).toBe(true);
     expect(reopened).toEqual(['s1']);
   });
 
-  it('resume tells what waited only when the budget was spent', () => {
+  it('resume always lets what waited run', () => {
     const { budget, reopened } = setup({ turns: 1, tokens: 10_000 });
     budget.resume('s1');
-    expect(reopened).toEqual([]);
     budget.spendTurn('s1');
     budget.resume('s1');
-    expect(reopened).toEqual(['s1']);
+    expect(reopened).toEqual(['s1', 's1']);
   });
 
   it('goes with a deleted session', () => {

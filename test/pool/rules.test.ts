@@ -148,6 +148,8 @@ describe('task rows', () => {
     readyAt: null,
     notifyReady: false,
     workItem: null,
+    ownerTaskId: null,
+    agentInfo: null,
     ...patch,
   });
   const context = { now: 100_000, runId: 'run-a', lastOutputAt: 90_000, silentAfterMs: 60_000 };

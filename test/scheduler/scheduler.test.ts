@@ -611,9 +611,13 @@ describe('the resume guard fails closed, and holds only what would run', () => {
     scheduler.start();
     scheduler.stop();
     expect(scheduler.held()).toEqual([]);
+    // Typed while the store could not be read: its own, not the last run's; it runs, the rest wait.
+    const typed = scheduler.startLoop('s1', '5m typed').schedule;
     await advance(2 * HOUR);
-    expect(runs).toEqual([]);
+    expect(runs.map((run) => run.text)).toContain('typed');
+    expect(runs.map((run) => run.text)).not.toContain('hourly');
     expect(scheduler.get(made.hourly.id).held).toBe(true);
+    expect(scheduler.get(typed.id).held).toBe(false);
   });
 });
 
@@ -633,6 +637,26 @@ describe('the budget for unattended turns, as the scheduler sees it', () => {
     ]);
     await advance(HOUR);
     expect(runs).toHaveLength(2);
+  });
+
+  it('a Run now paused before it ran is not the person’s when the schedule later comes due', async () => {
+    let room = false;
+    const { scheduler, runs, advance, busy } = harness({ allowed: () => room });
+    const hourly = scheduler.create('s1', { cron: '0 * * * *', prompt: 'hourly', recurring: true, durable: false });
+    busy.add('s1');
+    scheduler.runNow(hourly.id);
+    await scheduler.tick();
+    scheduler.pause(hourly.id, true);
+    busy.delete('s1');
+    await advance(HOUR);
+    scheduler.pause(hourly.id, false);
+    await advance(2 * HOUR);
+    // The budget is spent: the cron passes wait; nothing ran as the person's.
+    expect(runs).toEqual([]);
+    room = true;
+    await advance(HOUR);
+    expect(runs.length).toBeGreaterThan(0);
+    expect(runs.every((run) => !run.byPerson)).toBe(true);
   });
 
   it('with room, later passes are not the person’s', async () => {

@@ -86,13 +86,31 @@ describe('settings writes', () => {
     let view = settings.update(SettingsUpdateSchema.parse({ agent: { maxWakesPerSession: 0 } }));
     expect(budgetLimits(settings.current).turns).toBe(1);
     expect(view.inForce.budget.turns).toEqual({ value: 1, default: 50, source: 'settings' });
-    view = settings.update(SettingsUpdateSchema.parse({ agent: { maxWakesPerSession: 12 }, budget: { turns: 30 } }));
+    // Setting the budget's turns takes the old figure out of the file; Reset then means the default.
+    settings.update(SettingsUpdateSchema.parse({ budget: { turns: 30 } }));
     expect(budgetLimits(settings.current).turns).toBe(30);
-    expect(view.inForce.budget.turns).toEqual({ value: 30, default: 50, source: 'settings' });
-    view = settings.update(
-      SettingsUpdateSchema.parse({ agent: { maxWakesPerSession: null }, budget: { turns: null } }),
-    );
+    expect(fileOf(dir)).toEqual({ budget: { turns: 30 } });
+    settings.update(SettingsUpdateSchema.parse({ agent: { maxWakesPerSession: 12 } }));
+    view = settings.update(SettingsUpdateSchema.parse({ budget: { turns: null } }));
+    expect(fileOf(dir)).toEqual({});
     expect(view.inForce.budget.turns).toEqual({ value: 50, default: 50, source: 'default' });
+  });
+
+  it('refuses a shortest sleep longer than the longest per call, naming the field, defaults counted', () => {
+    const dir = tempDir();
+    const settings = serviceIn(dir);
+    expect(() => settings.update(SettingsUpdateSchema.parse({ sleep: { minSeconds: 900 } }))).toThrow(
+      /sleep\.minSeconds: the shortest sleep \(900 s\) may not be longer than the longest per call \(600 s\)/,
+    );
+    settings.update(SettingsUpdateSchema.parse({ sleep: { minSeconds: 60, maxSeconds: 120 } }));
+    try {
+      settings.update(SettingsUpdateSchema.parse({ sleep: { maxSeconds: 30 } }));
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'invalid_input', path: 'sleep.maxSeconds' });
+    }
+    settings.update(SettingsUpdateSchema.parse({ sleep: { maxSeconds: -1, minSeconds: 3600 } }));
+    expect(fileOf(dir)).toEqual({ sleep: { minSeconds: 3600, maxSeconds: -1 } });
   });
 
   it('refuses a figure out of bounds naming the field, with the schema of the file', () => {

@@ -12,6 +12,7 @@ import { m0010WorkLinks } from './0010-work-links.js';
 import { m0011SessionMode } from './0011-session-mode.js';
 import { m0012ScheduledMessages } from './0012-scheduled-messages.js';
 import { m0013UnattendedBudget } from './0013-unattended-budget.js';
+import { m0014AgentTasks } from './0014-agent-tasks.js';
 
 export interface Migration {
   /** Becomes `PRAGMA user_version` once applied; strictly increasing from 1. */
@@ -34,4 +35,5 @@ export const migrations: readonly Migration[] = [
   m0011SessionMode,
   m0012ScheduledMessages,
   m0013UnattendedBudget,
+  m0014AgentTasks,
 ];

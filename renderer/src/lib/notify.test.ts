@@ -12,6 +12,19 @@ describe('taskNotice', () => {
     });
   });
 
+  it('says an agent ended in its own words, without an exit code', () => {
+    const agent = settledRow('agt_2', '2025-01-01T12:00:09.000Z', {
+      kind: 'agent',
+      status: 'stopped',
+      exitCode: 1,
+      command: 'Survey the tests',
+    });
+    expect(taskNotice('running', agent, 'Session title')).toEqual({
+      title: 'Agent killed: Survey the tests',
+      body: 'agt_2 in “Session title”',
+    });
+  });
+
   it('notifies from queued, and each ending has its word', () => {
     expect(taskNotice('queued', settledRow('bg_1', '2025-01-01T12:00:00.000Z', { command: 'make' }), null)).toEqual({
       title: 'Task finished: make',

@@ -1,5 +1,6 @@
 import type { TaskRow, TaskStatus } from '@shared/schemas/task.js';
 import { visibleCommand } from '@shared/domain/commands.js';
+import { agentStatusOf } from '@shared/schemas/subagent.js';
 
 export interface TaskNotice {
   title: string;
@@ -32,6 +33,8 @@ export function taskNotice(
   const command = visibleCommand(task.command.replace(/\s+/g, ' ').trim());
   const short = command.length > ONE_LINE ? `${command.slice(0, ONE_LINE - 1)}…` : command;
   const where = sessionTitle ? `${task.id} in “${sessionTitle}”` : task.id;
+  // An agent ends in its own words (completed, failed, killed), without an exit code.
+  if (task.kind === 'agent') return { title: `Agent ${agentStatusOf(task.status)}: ${short}`, body: where };
   const how = task.exitCode !== null ? `exit code ${task.exitCode}` : (task.signal ?? null);
   return { title: `${ending}: ${short}`, body: how ? `${where} · ${how}` : where };
 }

@@ -7,6 +7,8 @@ import {
   finishedCounts,
   finishedNewestFirst,
   groupByKind,
+  isAgentTask,
+  outcomeLabel,
   runningByKindLabel,
   runningNewestFirst,
   taskProgress,
@@ -164,5 +166,55 @@ describe('wording', () => {
     expect(groupByKind([taskRow('bg_1'), taskRow('bg_2')])).toBeNull();
     expect(groupByKind([taskRow('mon_1', { kind: 'monitor' })])).toBeNull();
     expect(groupByKind([])).toBeNull();
+  });
+
+  describe('agents', () => {
+    const agent = (id: string, patch: Parameters<typeof taskRow>[1] = {}) =>
+      taskRow(id, { kind: 'agent', pid: 0, command: 'Find the flaky test', ...patch });
+
+    it('groups agents last, after shells and monitors', () => {
+      const groups = groupByKind([
+        agent('agt_2'),
+        taskRow('bg_1'),
+        taskRow('mon_1', { kind: 'monitor' }),
+        agent('agt_1'),
+      ]);
+      expect(groups?.map((group) => [group.kind, group.title, group.tasks.map((task) => task.id)])).toEqual([
+        ['command', 'Shells', ['bg_1']],
+        ['monitor', 'Monitors', ['mon_1']],
+        ['agent', 'Agents', ['agt_2', 'agt_1']],
+      ]);
+      expect(groupByKind([agent('agt_1'), agent('agt_2')])).toBeNull();
+    });
+
+    it('names running agents in the chip, alone or beside shells; settled ones are background tasks', () => {
+      expect(chipLabel([agent('agt_1'), agent('agt_2', { status: 'queued' })])).toBe('2 agents');
+      expect(chipLabel([taskRow('bg_1'), agent('agt_1'), agent('agt_2')])).toBe('1 shell, 2 agents');
+      expect(chipLabel([taskRow('bg_1'), agent('agt_1', { status: 'succeeded', running: false })])).toBe(
+        '1 running task',
+      );
+      expect(chipLabel([settledRow('agt_1', '2025-01-01T12:00:01.000Z', { kind: 'agent' })])).toBe('1 background task');
+    });
+
+    it('words how an agent ended in its own terms, never as an exit code', () => {
+      const ended = (status: 'succeeded' | 'failed' | 'stopped' | 'timed_out' | 'lost') =>
+        outcomeLabel(settledRow('agt_1', '2025-01-01T12:00:01.000Z', { kind: 'agent', status, exitCode: null }));
+      expect(['succeeded', 'failed', 'stopped', 'timed_out', 'lost'].map((s) => ended(s as never))).toEqual([
+        'completed',
+        'failed',
+        'killed',
+        'killed',
+        'failed',
+      ]);
+      expect(outcomeLabel(settledRow('bg_1', '2025-01-01T12:00:01.000Z'))).toBe('exit 0');
+    });
+
+    it('knows an agent task by its row, or by its id while the list loads', () => {
+      expect(isAgentTask(agent('agt_1'), 'agt_1')).toBe(true);
+      expect(isAgentTask(taskRow('bg_1'), 'bg_1')).toBe(false);
+      expect(isAgentTask(undefined, 'agt_12')).toBe(true);
+      expect(isAgentTask(undefined, 'bg_12')).toBe(false);
+      expect(isAgentTask(undefined, 'xagt_1')).toBe(false);
+    });
   });
 });

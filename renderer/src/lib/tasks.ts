@@ -1,4 +1,5 @@
 import type { TaskKind, TaskRow } from '@shared/schemas/task.js';
+import { agentStatusOf } from '@shared/schemas/subagent.js';
 import { countLabel, elapsedLabel, exitLabel, taskStatusLabel } from './format.js';
 
 /** Queued or running: what the Running section shows. */
@@ -111,8 +112,9 @@ export function taskProgress(task: TaskRow, now: number): Progress | null {
   return { percent, overdue: task.overdue };
 }
 
-/** How a settled task ended, short: "exit 1", "stopped", "timed out". */
+/** How a settled task ended, short: "exit 1", "stopped", "timed out"; an agent in its own words ("completed", "killed"). */
 export function outcomeLabel(task: TaskRow): string {
+  if (task.kind === 'agent') return agentStatusOf(task.status);
   if (task.status === 'succeeded')
     return task.exitCode === null || task.exitCode === 0 ? 'exit 0' : `exit ${task.exitCode}`;
   if (task.status === 'failed') return exitLabel(task) ?? (task.error ? 'failed to start' : 'failed');
@@ -173,4 +175,12 @@ export function groupByKind(tasks: readonly TaskRow[]): TaskGroup[] | null {
   const groups = KINDS.map(({ kind, title }) => ({ kind, title, tasks: tasks.filter((task) => task.kind === kind) }));
   const present = groups.filter((group) => group.tasks.length > 0);
   return present.length > 1 ? present : null;
+}
+
+/** The pool names agent tasks agt_N (electron/pool/task-record.ts): known before the list has loaded. */
+const AGENT_TASK_ID = /^agt_\d+$/;
+
+/** The task is an agent's: by its row, or while the list loads, by its id. */
+export function isAgentTask(task: TaskRow | undefined, taskId: string): boolean {
+  return task ? task.kind === 'agent' : AGENT_TASK_ID.test(taskId);
 }

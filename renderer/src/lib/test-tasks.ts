@@ -41,6 +41,8 @@ export function taskRow(id: string, patch: Partial<TaskRow> = {}): TaskRow {
     readyCheck: null,
     notifyOnReady: false,
     workItem: null,
+    ownerTaskId: null,
+    agent: null,
     lastOutputAt: null,
     logPath: `/tmp/${id}.log`,
     logNote: null,

@@ -171,4 +171,22 @@ describe('PermissionPanel', () => {
     expect(screen.queryByTestId('permission-modal')).toBeNull();
     expect(document.activeElement).toBe(composer);
   });
+
+  it('names the background agent that asks, and says nothing of one when the session’s model asks', async () => {
+    const { arrive, answerPermission } = await setUp();
+    arrive(request('r1'), request('r2', { agent: { taskId: 'agt_3', name: 'researcher' } }));
+    expect(screen.queryByTestId('permission-agent')).toBeNull();
+    expect(screen.getByTestId('permission-announcement').textContent).toMatch(/^A command waits/);
+    arm();
+    key(panel(), { key: 'r', code: 'KeyR', altKey: true });
+    await settle();
+    expect(answerPermission).toHaveBeenCalledOnce();
+    expect(panel().dataset.requestId).toBe('r2');
+    expect(screen.getByTestId('permission-agent').textContent?.trim()).toBe(
+      'Asked by background agent agt_3 (researcher)',
+    );
+    expect(screen.getByTestId('permission-announcement').textContent).toContain(
+      'A command from background agent agt_3 (researcher) waits for your answer',
+    );
+  });
 });

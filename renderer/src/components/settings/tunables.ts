@@ -74,6 +74,27 @@ export const TUNABLES: readonly Tunable[] = [
     group: 'background',
   },
   {
+    id: 'background.maxAgents',
+    label: 'Background agents at once in a session, at most',
+    unit: 'count',
+    applies: 'Applies now: a raised limit starts waiting agents at once.',
+    group: 'background',
+  },
+  {
+    id: 'background.agentMaxTurns',
+    label: 'Model calls one sub-agent may make',
+    unit: 'count',
+    applies: 'Applies to agents started from now on.',
+    group: 'background',
+  },
+  {
+    id: 'background.agentMaxTokens',
+    label: 'Tokens one sub-agent may use',
+    unit: 'count',
+    applies: 'Applies to agents started from now on.',
+    group: 'background',
+  },
+  {
     id: 'budget.turns',
     label: 'Unattended turns per session',
     unit: 'count',

@@ -250,4 +250,66 @@ describe('TaskList', () => {
 
     expect(cardOf('bg_3').querySelector('[data-testid="task-readiness"]')?.textContent).toBe('ready in 4 s');
   });
+
+  it('groups agents under Agents: name, description, status in agent words, limits, Kill; never a pid', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.parse('2025-01-01T12:00:20.000Z'));
+    const info = { name: 'researcher', description: 'Find the flaky test', depth: 1, maxSteps: 40, maxTokens: 1e6 };
+    const tasks = [
+      taskRow('bg_1', { ownerTaskId: 'agt_2', startedAt: '2025-01-01T12:00:05.000Z' }),
+      taskRow('agt_2', {
+        kind: 'agent',
+        pid: 0,
+        command: 'Find the flaky test',
+        agent: { ...info, steps: 12, tokens: 48_000 },
+      }),
+      taskRow('agt_3', {
+        kind: 'agent',
+        pid: 0,
+        status: 'queued',
+        startedAt: null,
+        command: 'Read \u202e the docs \u202e',
+        agent: { ...info, name: 'general-purpose', steps: 0, tokens: 0 },
+      }),
+    ];
+    const api = fakeApi(tasks);
+    const state = new TasksState(api, 's1');
+    state.start();
+    await vi.waitFor(() => expect(state.loaded).toBe(true));
+    const onOpen = vi.fn();
+    render(TaskList, { tasks: state, onOpen });
+    const groups = screen.getAllByTestId('task-group');
+    expect(groups.map((group) => group.dataset.kind)).toEqual(['command', 'agent']);
+    expect(screen.getAllByTestId('task-group-title').map((title) => title.textContent)).toEqual([
+      'Shells 1',
+      'Agents 2',
+    ]);
+    const agent = cardOf('agt_2');
+    expect(agent.dataset.kind).toBe('agent');
+    expect(agent.querySelector('[data-testid="agent-card-name"]')?.textContent).toBe('researcher');
+    expect(agent.querySelector('[data-testid="task-card-command"]')?.textContent).toBe('Find the flaky test');
+    const status = agent.querySelector<HTMLElement>('[data-testid="agent-status"]')!;
+    expect([status.dataset.status, status.textContent]).toEqual(['running', 'running']);
+    expect(agent.querySelector('[data-testid="agent-card-use"]')?.textContent).toBe(
+      '12 of 40 model calls · 48k of 1M tokens',
+    );
+    expect(agent.querySelector('[data-testid="task-card-stop"]')?.textContent?.trim()).toBe('Kill');
+    expect(agent.textContent).not.toMatch(/pid|timeout/i);
+    const queued = cardOf('agt_3');
+    expect(queued.querySelector<HTMLElement>('[data-testid="agent-status"]')?.dataset.status).toBe('queued');
+    expect(queued.querySelector('[data-testid="agent-card-queued"]')).not.toBeNull();
+    expect(queued.querySelector('[data-testid="task-card-command"]')?.textContent).toBe(
+      'Read ⟨U+202E⟩ the docs ⟨U+202E⟩',
+    );
+
+    // A task an agent started names it, and opens it.
+    const owner = cardOf('bg_1').querySelector<HTMLButtonElement>('[data-testid="task-owner"]')!;
+    expect(owner.textContent).toBe('started by agt_2');
+    await fireEvent.click(owner);
+    expect(onOpen).toHaveBeenCalledExactlyOnceWith('agt_2');
+    // The card's own button stays first, so going back from a task focuses its opener.
+    expect(cardOf('bg_1').querySelector('button')?.getAttribute('aria-label')).toMatch(/^Open bg_1/);
+    await fireEvent.click(agent.querySelector('button')!);
+    expect(onOpen).toHaveBeenLastCalledWith('agt_2');
+  });
 });

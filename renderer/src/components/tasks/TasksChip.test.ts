@@ -44,4 +44,13 @@ describe('TasksChip', () => {
     expect(screen.getByTestId('tasks-chip').textContent?.trim()).toBe('2 monitors');
     expect(screen.getByTestId('tasks-chip').classList.contains('running')).toBe(true);
   });
+
+  it('names running agents: "2 agents", beside shells by kind', () => {
+    const agent = (id: string) => taskRow(id, { kind: 'agent', pid: 0 });
+    const { unmount } = render(TasksChip, { tasks: [agent('agt_1'), agent('agt_2')], onOpen: () => {} });
+    expect(screen.getByTestId('tasks-chip').textContent?.trim()).toBe('2 agents');
+    unmount();
+    render(TasksChip, { tasks: [taskRow('bg_1'), agent('agt_1')], onOpen: () => {} });
+    expect(screen.getByTestId('tasks-chip').textContent?.trim()).toBe('1 shell, 1 agent');
+  });
 });
