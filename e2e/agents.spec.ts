@@ -51,9 +51,12 @@ test('two background agents: their transcripts stream into the task view, one is
         toolCalls: [{ name: 'sleep', args: { seconds: 120, reason: 'waiting for the check' } }],
       },
     ],
-    // B reads, then answers a little later.
+    // B runs a command the person is asked about, then answers a little later.
     'TASK-B': [
-      { text: 'Looking at the folder.', toolCalls: [{ name: 'list_tasks', args: {} }] },
+      {
+        text: 'Looking at the folder.',
+        toolCalls: [{ name: 'run_command', args: { command: 'touch agent-was-here && ls' } }],
+      },
       { text: 'B-RESULT: 12 test files, all named *.test.ts.', delayMs: 2500 },
     ],
   });
@@ -62,6 +65,14 @@ test('two background agents: their transcripts stream into the task view, one is
   await page.getByTestId('composer-input').fill('Fan the work out to two agents');
   await page.getByTestId('composer-input').press('Enter');
   await expect(page.getByText('Two agents are working.')).toBeVisible({ timeout: 15_000 });
+
+  // B's command asks the person, in B's name.
+  const modal = page.getByTestId('permission-modal');
+  await expect(modal).toBeVisible({ timeout: 15_000 });
+  await expect(modal.getByTestId('permission-agent')).toHaveText('Asked by agent agt_2 (general-purpose)');
+  await shoot(page, testInfo, 'agent-permission');
+  await page.getByTestId('permission-allow').click();
+  await expect(modal).toBeHidden();
 
   // The panel: both counted as agents.
   await expect(page.getByTestId('tasks-chip')).toHaveText('2 agents');

@@ -236,7 +236,14 @@ export class AgentService {
           plan: sessions.get(sessionId).mode === 'plan',
         }),
         messages: toModelMessages(sessions.messages(sessionId).filter((m) => m.status !== 'streaming')),
-        tools: this.#sdkTools(sessionId, turn, writer, tools),
+        // Agents this turn starts charge their tokens where the turn charges its own.
+        tools: this.#sdkTools(
+          sessionId,
+          turn,
+          writer,
+          tools,
+          budget && ((tokens) => budget.spendTokens(sessionId, tokens)),
+        ),
         // A sleep woken by the person's message ends the turn after its step: their message is queued
         // as the next turn (submit), whose request holds the interrupted call and then the message.
         // Going on instead, the model would not see the message, and every later sleep would end at once.
@@ -301,7 +308,13 @@ export class AgentService {
     }
   }
 
-  #sdkTools(sessionId: string, turn: Turn, writer: TranscriptWriter, tools: readonly AgentTool[]): ToolSet {
+  #sdkTools(
+    sessionId: string,
+    turn: Turn,
+    writer: TranscriptWriter,
+    tools: readonly AgentTool[],
+    spend: ((tokens: number) => void) | undefined,
+  ): ToolSet {
     const set: ToolSet = {};
     for (const agentTool of tools) {
       set[agentTool.name] = tool({
@@ -320,6 +333,7 @@ export class AgentService {
               onTask: (taskId) => writer.attachTask(row, taskId),
               progress: (text) => writer.toolProgress(row, text),
               personMessage: { signal: turn.personMessage.signal, yieldTurn: () => (turn.yielded = true) },
+              ...(spend ? { spend } : {}),
               permit: async (command, cwd, background) => {
                 let asked = false;
                 const result = await this.#deps.permit(

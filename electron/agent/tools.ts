@@ -38,6 +38,11 @@ export interface ToolContext {
   personMessage?: PersonMessage;
   /** A background sub-agent makes the call: the tasks it starts are its own (they end with it). */
   owner?: { taskId: string; depth: number };
+  /**
+   * Where the tokens of agents this call starts are charged: the session's budget for unattended
+   * turns when the turn is one; absent for the person's own turns.
+   */
+  spend?: (tokens: number) => void;
 }
 
 /** A message from the person arriving during a turn, for a call that waits (sleep) to end early. */

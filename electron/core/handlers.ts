@@ -219,6 +219,11 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     rerunTask: async ({ sessionId, taskId }) => {
       requireSession(sessionId);
       const task = pool.row(sessionId, taskId);
+      // An agent's "command" is its description, text a model wrote: never a shell line.
+      if (task.kind === 'agent')
+        throw new DroverError('conflict', `Task ${taskId} is an agent; it cannot be rerun as a command`, {
+          path: 'taskId',
+        });
       // The person chose to run it again: it runs as their shell line, in the folder it ran in.
       return d.shell.run(sessionId, task.command, !task.foreground || task.adopted, task.cwd);
     },

@@ -1,5 +1,5 @@
 import { DroverError } from '../../shared/ipc/errors.js';
-import type { TaskOutput, TaskRow } from '../../shared/schemas/task.js';
+import type { TaskKind, TaskOutput, TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
 import { DEFAULT_POLICY, resolveTimeoutSeconds, type PoolPolicy } from './policy.js';
 import { LeftoverTracker } from './leftover-tracker.js';
@@ -148,6 +148,11 @@ export class TaskPool {
   applyPolicy(policy: Partial<PoolPolicy>): void {
     Object.assign(this.policy, policy);
     if (!this.#draining) void this.#pump();
+  }
+
+  /** Why one more background task of this kind cannot run now in the session, or null when it can. */
+  capacityProblem(sessionId: string, kind: TaskKind): string | null {
+    return this.#scheduler.capacityProblem(sessionId, kind);
   }
 
   /** Background tasks of this run now running (the caps count these), in one session or in all. */

@@ -74,18 +74,47 @@ export class Scheduler {
     return true;
   }
 
-  /** The queued tasks that may start now, in start order, each marked as starting (so it counts). */
+  /**
+   * The queued tasks that may start now, in start order, each marked as starting (so it counts).
+   * What runs is counted once, then kept current as tasks are taken: one pass over the queue,
+   * however long it is.
+   */
   takeStartable(): Live[] {
+    const running = new Map<string, { processes: number; agents: number }>();
+    let total = 0;
+    const countOf = (sessionId: string) => {
+      let count = running.get(sessionId);
+      if (!count) running.set(sessionId, (count = { processes: 0, agents: 0 }));
+      return count;
+    };
+    for (const live of this.#lives.values()) {
+      if (!((live.launching || live.record.status === 'running') && inBackground(live.record))) continue;
+      if (live.record.kind === 'agent') countOf(live.record.sessionId).agents++;
+      else {
+        countOf(live.record.sessionId).processes++;
+        total++;
+      }
+    }
     const taken: Live[] = [];
     for (let i = 0; i < this.#queue.length;) {
       const live = this.#queue[i]!;
-      if (this.capacityProblem(live.record.sessionId, live.record.kind) !== null) {
+      const count = countOf(live.record.sessionId);
+      const agent = live.record.kind === 'agent';
+      const room = agent
+        ? count.agents < this.#policy.maxAgents
+        : count.processes < this.#policy.maxConcurrent && total < this.#policy.maxConcurrentTotal;
+      if (!room) {
         i++;
         continue;
       }
       this.#queue.splice(i, 1);
       live.launching = true;
       taken.push(live);
+      if (agent) count.agents++;
+      else {
+        count.processes++;
+        total++;
+      }
     }
     return taken;
   }

@@ -18,6 +18,8 @@ export interface AgentPayload {
   prompt: string;
   /** 1 for an agent the session's model started, 2 for one a sub-agent started. */
   depth: number;
+  /** Where its tokens are charged (the session's budget when an unattended turn started it). */
+  spend?: ((tokens: number) => void) | undefined;
 }
 
 export interface AgentRunnerDeps {
@@ -106,6 +108,14 @@ export class AgentRunner implements Runner {
     });
     const done: Promise<RunnerExit> = this.#deps
       .execute(payload, spec.taskId, controller.signal, emit)
+      // Even a failure before the run began ends it: a row that can never end cannot be stopped.
+      .catch((error: unknown): SubagentOutcome => ({
+        outcome: 'failed',
+        result: null,
+        error: `it could not run: ${error instanceof Error ? error.message : String(error)}`,
+        steps: 0,
+        tokens: 0,
+      }))
       .then(async (outcome) => {
         const end = {
           type: 'end' as const,

@@ -67,7 +67,22 @@ export function agentTools(deps: AgentToolsDeps): [AgentTool, AgentTool] {
           `There is no agent named ${name}.`,
         );
       const background = args.background || definition.background === true;
-      const payload: AgentPayload = { sessionId: context.sessionId, definition, prompt: args.prompt, depth };
+      const payload: AgentPayload = {
+        sessionId: context.sessionId,
+        definition,
+        prompt: args.prompt,
+        depth,
+        spend: context.spend,
+      };
+      // An agent's own background agent waits for no place: at the session's limit it would queue
+      // behind the very agent that waits for it.
+      const full = background && context.owner ? pool.capacityProblem(context.sessionId, 'agent') : null;
+      if (full)
+        throw new ToolCallError(
+          'conflict',
+          `Not started: ${full}. Run it in the foreground (background: false), or do the work yourself.`,
+          `Not started: ${full}.`,
+        );
       const request = {
         sessionId: context.sessionId,
         kind: 'agent' as const,
@@ -121,6 +136,12 @@ export function agentTools(deps: AgentToolsDeps): [AgentTool, AgentTool] {
     input: AgentOutputInput,
     async execute(args: z.output<typeof AgentOutputInput>, context: ToolContext) {
       let row = agentRow(context.sessionId, args.task_id);
+      if (args.action === 'kill' && lineageOf(pool, context).includes(row.id))
+        throw new ToolCallError(
+          'invalid_input',
+          `${row.id} is you or the agent that started you: end your turn with your answer instead of killing it.`,
+          `An agent may not kill itself or the agent that started it.`,
+        );
       if (args.action === 'kill') {
         const { wasSettled } = await pool.stop(context.sessionId, row.id);
         row = pool.row(context.sessionId, row.id);
@@ -158,6 +179,16 @@ export function agentTools(deps: AgentToolsDeps): [AgentTool, AgentTool] {
     },
   };
   return [agent, agentOutput];
+}
+
+/** The calling agent and the agents above it (empty for the session's own model). */
+function lineageOf(pool: TaskPool, context: ToolContext): string[] {
+  const lineage: string[] = [];
+  for (let id = context.owner?.taskId; id && !lineage.includes(id);) {
+    lineage.push(id);
+    id = pool.has(context.sessionId, id) ? (pool.row(context.sessionId, id).ownerTaskId ?? undefined) : undefined;
+  }
+  return lineage;
 }
 
 /** What the model is told of an agent: its status, what it used, and its result fenced as task data. */

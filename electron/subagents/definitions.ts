@@ -27,16 +27,16 @@ export const GENERAL_PURPOSE = 'general-purpose';
 export const RESEARCHER = 'researcher';
 
 /** Tools that only read: the researcher gets these (run_command among them, its commands judged read-only by the gate). */
+// Not monitor_events (a read moves the offset the session's model reads from) nor agent_output
+// (it can kill an agent): what only reads.
 export const READING_TOOLS: readonly string[] = Object.freeze([
   'run_command',
   'list_tasks',
   'read_task_output',
-  'monitor_events',
   'task_list',
   'task_get',
   'cron_list',
   'sleep',
-  'agent_output',
 ]);
 
 /** A definition file larger than this is refused without being read. */

@@ -29,6 +29,8 @@ export interface SubagentRun {
   signal: AbortSignal;
   /** Each transcript event, as it happens. */
   emit: (event: AgentEvent) => void;
+  /** The tokens of each model call, as it answers (charged where the turn that started the agent is). */
+  spend?: (tokens: number) => void;
   retryDelayMs?: RetryOptions['delayMs'];
 }
 
@@ -41,6 +43,8 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
   let tokens = 0;
   let lastText = '';
   let stepText = '';
+  /** The last step asked for tools: stopped there by a limit, the agent had not finished. */
+  let wantedTools = false;
   const at = () => new Date().toISOString();
   const limitHit = () =>
     steps >= run.maxSteps
@@ -48,8 +52,9 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
       : tokens >= run.maxTokens
         ? `it reached its limit of ${run.maxTokens.toLocaleString('en-US')} tokens`
         : null;
-  const onStepFinish = (step: { text: string }) => {
+  const onStepFinish = (step: { text: string; finishReason?: string }) => {
     steps++;
+    wantedTools = step.finishReason === 'tool-calls';
     const text = run.model.streaming ? stepText : step.text;
     if (!run.model.streaming && step.text) run.emit({ type: 'text', at: at(), text: step.text });
     if (text.trim()) lastText = text.trim();
@@ -60,7 +65,10 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
     model: withRetries(run.model.model, {
       signal: run.signal,
       onRetry: () => {},
-      onUsage: (used) => (tokens += used),
+      onUsage: (used) => {
+        tokens += used;
+        run.spend?.(used);
+      },
       ...(run.retryDelayMs ? { delayMs: run.retryDelayMs } : {}),
     }),
     system: run.system,
@@ -76,7 +84,7 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
       return resolved ? { ...toolCall, toolName: resolved.tool.name, input: JSON.stringify(resolved.args) } : null;
     },
   };
-  try {
+  const work = async (): Promise<'done'> => {
     if (run.model.streaming) {
       const result = streamText({ ...options, onError: () => {} } as Parameters<typeof streamText>[0]);
       for await (const part of result.fullStream) {
@@ -88,16 +96,41 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
     } else {
       await generateText(options as Parameters<typeof generateText>[0]);
     }
+    return 'done';
+  };
+  const killed = (): SubagentOutcome => ({
+    outcome: 'killed',
+    result: lastText || null,
+    error: 'it was killed',
+    steps,
+    tokens,
+  });
+  // A kill ends the run at once: the SDK would otherwise wait for the step's tool calls, and a call
+  // that waits for this very agent to end (it stopping itself) would never return.
+  const aborted = new Promise<'aborted'>((resolve) => {
+    if (run.signal.aborted) resolve('aborted');
+    else run.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+  const running = work();
+  // What the SDK still throws after a kill is of no one's interest.
+  running.catch(() => {});
+  try {
+    if ((await Promise.race([running, aborted])) === 'aborted') return killed();
   } catch (error) {
-    if (run.signal.aborted)
-      return { outcome: 'killed', result: lastText || null, error: 'it was killed', steps, tokens };
+    if (run.signal.aborted) return killed();
     return { outcome: 'failed', result: lastText || null, error: describeModelError(error), steps, tokens };
   }
-  if (run.signal.aborted) return { outcome: 'killed', result: lastText || null, error: 'it was killed', steps, tokens };
+  if (run.signal.aborted) return killed();
   const limit = limitHit();
-  // Stopped by a limit while it still had calls to make: what it has is partial.
-  if (limit && !lastText) return { outcome: 'failed', result: null, error: limit, steps, tokens };
+  // Stopped by a limit while it still had calls to make: it did not finish, what it has is partial.
+  if (limit && (wantedTools || !lastText))
+    return { outcome: 'failed', result: lastText || null, error: limit, steps, tokens };
   return { outcome: 'completed', result: lastText || null, error: null, steps, tokens };
+}
+
+/** What a tool answered, for the person: the model's fence markers (and their nonces) left out. */
+function forPerson(text: string): string {
+  return text.replace(/^<\/?untrusted-output nonce="[^"]*"(?: source="[^"]*")?>\n?/gm, '');
 }
 
 function sdkTools(run: SubagentRun): ToolSet {
@@ -123,7 +156,7 @@ function sdkTools(run: SubagentRun): ToolSet {
             at: at(),
             id: toolCallId,
             status: outcome.rejected ? 'rejected' : outcome.failed ? 'error' : 'done',
-            text: outcome.text,
+            text: forPerson(outcome.text),
             taskId: outcome.taskId ?? started,
           });
           return outcome.text;

@@ -114,6 +114,7 @@ export class Subagents {
         sessionId: payload.sessionId,
         cwd: this.#deps.projectDir,
         owner: { taskId, depth },
+        ...(payload.spend ? { spend: payload.spend } : {}),
         permit: (command, cwd, background) =>
           this.#deps.permit(
             {
@@ -131,6 +132,7 @@ export class Subagents {
       maxTokens: pool.policy.agentMaxTokens,
       signal,
       emit,
+      ...(payload.spend ? { spend: payload.spend } : {}),
     });
   }
 

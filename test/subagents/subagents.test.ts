@@ -201,3 +201,90 @@ describe('background sub-agents', () => {
     expect(Date.parse(b.startedAt!)).toBeGreaterThanOrEqual(Date.parse(a.endedAt!));
   });
 });
+
+describe('sub-agents, from review', () => {
+  it('an agent may not kill itself with agent_output; one that stops itself with stop_task ends at once', async () => {
+    const { model, say, session, services } = await setupAgent();
+    enqueueRouted(model, {
+      parent: [
+        { toolCalls: [start('TASK-A', { notify_on_finish: false }), start('TASK-B', { notify_on_finish: false })] },
+        { text: 'Started.' },
+      ],
+      'TASK-A': [
+        { toolCalls: [{ name: 'agent_output', args: { task_id: 'agt_1', action: 'kill' } }] },
+        { text: 'I will answer instead.' },
+      ],
+      'TASK-B': [{ toolCalls: [{ name: 'stop_task', args: { task_id: 'agt_2' } }] }],
+    });
+    await say('two agents');
+    await until(() => services.pool.row(session.id, 'agt_1').status === 'succeeded', 'A to answer', 10_000);
+    const a = await services.handle('getAgentRun', { sessionId: session.id, taskId: 'agt_1' });
+    expect(JSON.stringify(a)).toMatch(/An agent may not kill itself or the agent that started it/);
+    // The model was told why, in its own words.
+    expect(model.requests.some((request) => /is you or the agent that started you/.test(request.transcript))).toBe(
+      true,
+    );
+    await until(() => services.pool.row(session.id, 'agt_2').status === 'stopped', 'B to end', 10_000);
+  });
+
+  it('an agent stopped by its limit of model calls before it answered has failed, with its partial text', async () => {
+    const { model, say, call, session, services } = await setupAgent();
+    await call('updateSettings', { background: { agentMaxTurns: 1 } });
+    enqueueRouted(model, {
+      parent: [{ toolCalls: [start('TASK-A', { run_in_background: false })] }, { text: 'It ran out.' }],
+      'TASK-A': [{ text: 'Let me look first.', toolCalls: [{ name: 'list_tasks', args: {} }] }],
+    });
+    await say('one call only');
+    expect(services.pool.row(session.id, 'agt_1')).toMatchObject({
+      status: 'failed',
+      agent: { steps: 1, maxSteps: 1 },
+    });
+    const answer = parentRequests(model.requests).at(-1)!.transcript;
+    expect(answer).toMatch(/agent_status: failed/);
+    expect(answer).toMatch(/error: it reached its limit of 1 model calls/);
+    expect(answer).toMatch(/result \(partial: it did not finish\):[\s\S]*Let me look first\./);
+  });
+
+  it('an agent task is never rerun as a shell line', async () => {
+    const { model, say, call, session } = await setupAgent();
+    enqueueRouted(model, {
+      parent: [
+        { toolCalls: [start('TASK-A', { run_in_background: false, description: 'touch pwned' })] },
+        { text: 'ok' },
+      ],
+      'TASK-A': [{ text: 'done' }],
+    });
+    await say('go');
+    await expect(call('rerunTask', { sessionId: session.id, taskId: 'agt_1' })).rejects.toThrow(
+      /is an agent; it cannot be rerun as a command/,
+    );
+  });
+});
+
+describe('the budget for unattended turns, with agents', () => {
+  it('an unattended turn pays for the agents it starts; the person’s own turn does not', async () => {
+    const usedWith = async (automated: boolean, extraCalls: number) => {
+      const { model, session, services } = await setupAgent();
+      enqueueRouted(model, {
+        parent: [{ toolCalls: [{ name: 'agent', args: { description: 'x', prompt: 'TASK-A: x' } }] }, { text: 'ok' }],
+        'TASK-A': [
+          ...Array.from({ length: extraCalls }, () => ({ toolCalls: [{ name: 'list_tasks', args: {} }] })),
+          { text: 'done' },
+        ],
+      });
+      await services.agent.submit(session.id, 'a scheduled prompt', { automated }).done;
+      const budget = (await services.handle('getBudget', { sessionId: session.id })) as {
+        ok: true;
+        value: { tokensUsed: number };
+      };
+      return { budget: budget.value.tokensUsed, agent: services.pool.row(session.id, 'agt_1').agent!.tokens };
+    };
+    const few = await usedWith(true, 0);
+    const many = await usedWith(true, 8);
+    // The parent's own calls are the same in both runs (but for a few characters of elapsed time
+    // in the agent's answer): the difference is what the agent used.
+    expect(many.agent - few.agent).toBeGreaterThan(1000);
+    expect(Math.abs(many.budget - few.budget - (many.agent - few.agent))).toBeLessThan(20);
+    expect((await usedWith(false, 8)).budget).toBe(0);
+  });
+});

@@ -182,9 +182,7 @@ describe('PermissionPanel', () => {
     await settle();
     expect(answerPermission).toHaveBeenCalledOnce();
     expect(panel().dataset.requestId).toBe('r2');
-    expect(screen.getByTestId('permission-agent').textContent?.trim()).toBe(
-      'Asked by background agent agt_3 (researcher)',
-    );
+    expect(screen.getByTestId('permission-agent').textContent?.trim()).toBe('Asked by agent agt_3 (researcher)');
     expect(screen.getByTestId('permission-announcement').textContent).toContain(
       'A command from background agent agt_3 (researcher) waits for your answer',
     );
