@@ -29,18 +29,15 @@ import { unixContainers, type ContainerFactory } from '../process/containers.js'
 import { windowsContainers } from '../process/containers-windows.js';
 import { currentUnixOs } from '../process/unix-os.js';
 import { AgentService } from '../agent/agent-service.js';
-import { backgroundTools } from '../agent/tools.js';
 import { createKillTool } from '../agent/kill-tool.js';
 import { WakeScheduler } from '../agent/wakes.js';
 import { PermissionService } from '../permissions/permission-service.js';
 import { MonitorPings } from '../agent/monitor-pings.js';
-import { workTools } from '../agent/work-tools.js';
 import { Planning } from '../work/planning.js';
-import { todoTool } from '../agent/todo-tool.js';
-import { sleepTool } from '../agent/sleep-tool.js';
 import { Scheduling } from '../scheduler/scheduler-service.js';
 import { UnattendedBudget } from '../agent/unattended-budget.js';
 import { Subagents } from '../subagents/subagents.js';
+import { sessionTools } from './session-tools.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { WorkLinks } from '../work/work-links.js';
 import { PortIndex } from '../pool/port-index.js';
@@ -271,20 +268,14 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     resumeWithoutAsking: () => settings.current.scheduler?.resumeWithoutAsking ?? false,
     log: warn,
   });
-  const baseTools = [
-    ...backgroundTools(pool, handovers, planning.linkItem),
+  const baseTools = sessionTools({
+    pool,
+    handovers,
+    planning,
     killTool,
-    ...workTools(
-      () => ledger.get(),
-      workListId,
-      workChanged,
-      (sessionId, item) =>
-        pool.list(sessionId).filter((row) => row.workItem?.listId === item.listId && row.workItem.itemId === item.id),
-    ),
-    todoTool(checklists),
-    ...scheduling.tools(),
-    sleepTool(() => settings.current.sleep),
-  ];
+    scheduling: scheduling.tools(),
+    settings,
+  });
   const agent: AgentService = new AgentService({
     permit: (request, signal, onAsk) => permissions.check(request, signal, onAsk),
     sessions,

@@ -7,7 +7,6 @@ import {
   SCHEDULER_DEFAULTS,
   BUDGET_DEFAULTS,
   SLEEP_DEFAULTS,
-  SLEEP_NO_CAP,
   SettingsSchema,
   type BackgroundKey,
   type InForce,
@@ -22,6 +21,9 @@ import type { SecretStore } from './secrets.js';
 import { DEFAULT_POLICY, type PoolPolicy } from '../pool/policy.js';
 import { testConnection, type ConnectionTestOptions, type ProviderToTest } from '../agent/connection-test.js';
 import { createLanguageModel } from '../agent/providers.js';
+import { budgetLimits, checkSleepBounds } from './settings-rules.js';
+
+export { budgetLimits };
 import type { LanguageModel } from 'ai';
 import { writePrivateFileAtomic } from '../store/private-files.js';
 import { fullMessage, isNoRoom } from '../store/no-room.js';
@@ -141,34 +143,6 @@ export function tunablesInForce(settings: Settings, overrides: Partial<PoolPolic
           : { value: limits.turns, default: BUDGET_DEFAULTS.turns, source: 'settings' },
       tokens: fileOrDefault(settings.budget?.tokens, BUDGET_DEFAULTS.tokens),
     },
-  };
-}
-
-/**
- * The sleep tool's bounds as they will be in force (defaults included): the shortest sleep may not
- * be longer than the longest per call. Named by the field the change set.
- */
-function checkSleepBounds(next: Settings, change: SettingsUpdate): void {
-  const min = next.sleep?.minSeconds ?? SLEEP_DEFAULTS.minSeconds;
-  const max = next.sleep?.maxSeconds ?? SLEEP_DEFAULTS.maxSeconds;
-  if (max === SLEEP_NO_CAP || min <= max) return;
-  const path = change.sleep?.maxSeconds !== undefined ? 'sleep.maxSeconds' : 'sleep.minSeconds';
-  throw new DroverError(
-    'invalid_input',
-    `${path}: the shortest sleep (${min} s) may not be longer than the longest per call (${max} s)`,
-    { path },
-  );
-}
-
-/**
- * The budget for unattended turns in force. `agent.maxWakesPerSession`, the cap on wake-ups from
- * before the budget, is read as the turn limit when `budget.turns` is not set (at least 1).
- */
-export function budgetLimits(settings: Settings): { turns: number; tokens: number } {
-  const legacy = settings.agent?.maxWakesPerSession;
-  return {
-    turns: settings.budget?.turns ?? (legacy === undefined ? BUDGET_DEFAULTS.turns : Math.max(1, legacy)),
-    tokens: settings.budget?.tokens ?? BUDGET_DEFAULTS.tokens,
   };
 }
 

@@ -9,7 +9,8 @@ import {
   type ScheduleStore,
   type StoredSchedule,
 } from './schedule-store.js';
-import { afterRun, describeSeconds, formatLocal, nextAfter, takeUp } from './schedule-rules.js';
+import { afterRun, describeSeconds, formatLocal, nextAfter } from './schedule-rules.js';
+import { TakeUp } from './take-up.js';
 import { afterPass, cronRow, loopRow, type CronRequest } from './schedule-rows.js';
 
 export { describeSeconds, formatLocal };
@@ -74,11 +75,10 @@ export interface HeldSchedules {
  */
 export class Scheduler {
   readonly #deps: SchedulerDeps;
-  /**
-   * The schedules a restart found, waiting for the person's word (the resume guard), by id: only
-   * those; a loop or schedule made after the start runs as usual.
-   */
-  readonly #held = new Map<string, string | null>();
+  /** What the last run left: read at start, and held for the person's word (the resume guard). */
+  readonly #takeUp: TakeUp;
+  /** The schedules the restart found, waiting for the person's word, by id (owner as value). */
+  readonly #held: Map<string, string | null>;
   readonly #running = new Set<string>();
   /**
    * Runs the person asked for (a typed `/loop`'s first pass, Run now), by schedule, with the time
@@ -86,66 +86,20 @@ export class Scheduler {
    * makes the next run an unattended one again).
    */
   readonly #byPerson = new Map<string, number>();
-  /** When this run started: a late take-up holds only what the last run left. */
-  #startedAt = 0;
   #timer: NodeJS.Timeout | null = null;
   #ticking = false;
-  /** What the last run left has been read and held: until then nothing fires (the guard fails closed). */
-  #takenUp = false;
-  #takeUpLogged = false;
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
+    this.#takeUp = new TakeUp(deps);
+    this.#held = this.#takeUp.held;
   }
 
   /** Takes up what the last run left (drops what ended while closed, holds the rest), then ticks. */
   start(): void {
-    this.#startedAt = this.#now();
-    this.#takeUp();
+    this.#takeUp.start();
     this.#timer = setInterval(() => void this.tick(), TICK_MS);
     this.#timer.unref();
-  }
-
-  /**
-   * Reads what the last run left. Each schedule is held before anything else is done with it, so
-   * one whose take-up fails still waits for the person; one that was paused stays paused, not held.
-   * When the store cannot be read, nothing fires, and the next tick tries again.
-   */
-  #takeUp(): boolean {
-    const now = this.#now();
-    const ask = !this.#deps.resumeWithoutAsking();
-    let found: StoredSchedule[];
-    try {
-      found = this.#deps.store.all();
-    } catch (error) {
-      if (!this.#takeUpLogged)
-        this.#deps.log?.(`the schedules left by the last run could not be read: ${(error as Error).message}`);
-      this.#takeUpLogged = true;
-      return false;
-    }
-    const changed = new Set<string | null>();
-    for (const schedule of found) {
-      // Made in this run (typed while the store could not be read): not the last run's, not held.
-      if (schedule.createdAt >= this.#startedAt) continue;
-      if (ask && !schedule.paused) {
-        this.#held.set(schedule.id, schedule.sessionId);
-        changed.add(schedule.sessionId);
-      }
-      try {
-        const gone = schedule.sessionId !== null && !this.#deps.sessionExists(schedule.sessionId);
-        const outcome = gone ? 'delete' : takeUp(schedule, now, this.#deps.timeZone);
-        if (outcome === 'delete') {
-          this.#deps.store.delete(schedule.id);
-          this.#held.delete(schedule.id);
-        } else if (outcome !== 'kept') this.#deps.store.update(schedule.id, outcome);
-        if (outcome !== 'kept') changed.add(schedule.sessionId);
-      } catch (error) {
-        this.#deps.log?.(`schedule ${schedule.id} could not be taken up: ${(error as Error).message}`);
-      }
-    }
-    this.#takenUp = true;
-    for (const owner of changed) this.#deps.changed(owner);
-    return true;
   }
 
   stop(): void {
@@ -313,7 +267,7 @@ export class Scheduler {
     if (this.#ticking) return;
     this.#ticking = true;
     try {
-      if (!this.#takenUp && !this.#takeUp()) return;
+      if (!this.#takeUp.ready()) return;
       const now = this.#now();
       for (const schedule of this.#deps.store.due(now)) {
         if (this.#held.has(schedule.id) || this.#running.has(schedule.id)) continue;

@@ -59,9 +59,9 @@ describe.each<Kind>(['openai-compatible', 'anthropic'])('background sub-agents (
   });
 });
 
-describe('background sub-agents', () => {
+describe.each<Kind>(['openai-compatible', 'anthropic'])('background sub-agents, more (%s)', (kind) => {
   it('three in parallel finish within moments of each other: one wake-up names all three', async () => {
-    const { model, say, turnsEnded } = await setupAgent();
+    const { model, say, turnsEnded } = await setupAgent(kind);
     enqueueRouted(model, {
       parent: [
         { toolCalls: [start('TASK-A'), start('TASK-B'), start('TASK-C')] },
@@ -81,7 +81,7 @@ describe('background sub-agents', () => {
   });
 
   it('cancelling the spawning turn leaves a background agent running to its end', async () => {
-    const { model, call, session, services, turnsEnded } = await setupAgent();
+    const { model, call, session, services, turnsEnded } = await setupAgent(kind);
     enqueueRouted(model, {
       parent: [
         { toolCalls: [start('TASK-A', { notify_on_finish: false })] },
@@ -99,7 +99,7 @@ describe('background sub-agents', () => {
   });
 
   it('kill stops the agent and the background tasks it started: no process is left', async () => {
-    const { model, say, session, services } = await setupAgent();
+    const { model, say, session, services } = await setupAgent(kind);
     enqueueRouted(model, {
       parent: [
         { toolCalls: [start('TASK-A', { notify_on_finish: false })] },
@@ -129,7 +129,7 @@ describe('background sub-agents', () => {
   });
 
   it('a sub-agent’s command asks the person in the agent’s name; its tasks never wake the parent', async () => {
-    const { model, say, session, services } = await setupAgent();
+    const { model, say, session, services } = await setupAgent(kind);
     const asked: unknown[] = [];
     services.bus.subscribe((name, payload) => {
       if (name === 'permissionRequested') asked.push((payload as { request: { agent: unknown } }).request.agent);
@@ -153,7 +153,7 @@ describe('background sub-agents', () => {
   });
 
   it('a definition that names its tools gets only those; a malformed one is skipped and reported', async () => {
-    const { model, say, call, dataDir } = await setupAgent();
+    const { model, say, call, dataDir } = await setupAgent(kind);
     const folder = join(dataDir, '.drover', 'agents');
     mkdirSync(folder, { recursive: true });
     writeFileSync(
@@ -182,7 +182,7 @@ describe('background sub-agents', () => {
   });
 
   it('beyond the session’s limit of agents they queue, and start as others end', async () => {
-    const { model, say, call, session, services } = await setupAgent();
+    const { model, say, call, session, services } = await setupAgent(kind);
     await call('updateSettings', { background: { maxAgents: 1 } });
     enqueueRouted(model, {
       parent: [
