@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { spawnHost, TEST_TOKEN, type SpawnedHost } from '../test/host/spawn-host.js';
+import { ratioFigure, recordFigure } from './report.js';
 
 const FLOOD_CALLS = 1_000;
 const LOG_COMMAND = 'seq 1 160000'; // about 1 MB of output
@@ -110,6 +111,26 @@ async function scenario(
   }
   const p50 = quantile(probes, 0.5);
   const p99 = quantile(probes, 0.99);
+  const label = mode === 'http' ? 'a connection each' : 'one WebSocket';
+  recordFigure({
+    name: `/api/info p99 under a getTask flood (${label})`,
+    value: p99,
+    unit: 'ms',
+    baseline: baselineP99,
+    ratio: p99 / baselineP99,
+    target: 'p99 <= 50 ms',
+    met: p99 <= 50,
+  });
+  recordFigure(
+    ratioFigure(
+      `host memory after a getTask flood (${label})`,
+      after,
+      'MB',
+      baselineRss,
+      'ratio <= 1.2',
+      (r) => r <= 1.2,
+    ),
+  );
   console.log(
     `${mode === 'http' ? `${FLOOD_CALLS} concurrent getTask, a connection each` : `${FLOOD_CALLS} getTask frames on one WebSocket`}: ` +
       `${fmt(result.ms)} ms, outcomes ${JSON.stringify(result.outcomes)}; meanwhile /api/info (${probes.length} answered, ${probeFailures} failed) ` +

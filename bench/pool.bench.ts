@@ -18,6 +18,7 @@ import { createServices } from '../electron/core/services.js';
 import { unixInspector } from '../electron/process/inspector.js';
 import { unixContainers } from '../electron/process/containers.js';
 import { currentUnixOs } from '../electron/process/unix-os.js';
+import { ratioFigure, recordFigure } from './report.js';
 
 const INSTANCE = 'bench0000000';
 /** Tasks held the way this machine holds them in the app (a cgroup each where possible). */
@@ -131,6 +132,8 @@ async function ingest(): Promise<void> {
     `ingest (${mb} MB, median of ${runs}): pool ${fmt(poolRate, 0)} MB/s, cat to a file ${fmt(baseRate, 0)} MB/s, ratio ${fmt(poolRate / baseRate)} (target >= 0.50)\n` +
       `  the same bytes through a bare node-pty terminal that does nothing with them: ${fmt(ptyRate, 0)} MB/s; pool / bare pty ${fmt(poolRate / ptyRate)}`,
   );
+  recordFigure(ratioFigure('ingest vs cat to a file', poolRate, 'MB/s', baseRate, 'ratio >= 0.50', (r) => r >= 0.5));
+  recordFigure(ratioFigure('ingest vs a bare node-pty', poolRate, 'MB/s', ptyRate, 'ratio >= 0.80', (r) => r >= 0.8));
 }
 
 async function firstByte(): Promise<void> {
@@ -149,6 +152,9 @@ async function firstByte(): Promise<void> {
     pooled.push(probe.firstByte.get(task.id)! - t);
   }
   const ratio = median(pooled) / median(baseline);
+  recordFigure(
+    ratioFigure('spawn to first byte', median(pooled), 'ms', median(baseline), 'ratio < 1.50', (r) => r < 1.5),
+  );
   console.log(
     `spawn to first byte (median of ${SPAWN_ROUNDS}): pool ${fmt(median(pooled))} ms, child_process ${fmt(median(baseline))} ms, ratio ${fmt(ratio)} (target < 1.50)`,
   );
@@ -239,6 +245,15 @@ async function list(): Promise<void> {
       await services.handle('listTasks', { sessionId: 'bench' });
       warm.push(performance.now() - t);
     }
+    recordFigure({
+      name: `list of ${LIST_TASKS} finished tasks`,
+      value: median(warm),
+      unit: 'ms',
+      baseline: median(baseline),
+      ratio: median(warm) / median(baseline),
+      target: '< 10 ms',
+      met: median(warm) < 10,
+    });
     console.log(
       `list of ${LIST_TASKS} finished tasks through the contract (median of ${LIST_ROUNDS}): ${fmt(median(warm))} ms ` +
         `(first, loading from disk: ${fmt(cold)} ms); bare SELECT of the same rows ${fmt(median(baseline))} ms, ratio ${fmt(median(warm) / median(baseline))} (target < 10 ms)`,
