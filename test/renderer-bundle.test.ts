@@ -1,0 +1,55 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** The built renderer (`npm test` builds before it runs the tests). */
+const ASSETS = join('out', 'renderer', 'assets');
+
+/** What must never reach the page: Node's built-ins, Electron, and the native modules of the main process. */
+const FORBIDDEN = new Set([...builtinModules, 'electron', 'better-sqlite3', 'node-pty', 'koffi', 'tree-sitter-bash']);
+
+/** Every module a bundle imports or requires by name (`from "x"`, `import("x")`, `require("x")`). */
+function importedNames(code: string): string[] {
+  const names: string[] = [];
+  for (const match of code.matchAll(
+    /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s*)["']([^"'./][^"']*)["']/g,
+  ))
+    names.push(match[1]!);
+  return names;
+}
+
+function forbidden(name: string): boolean {
+  const bare = name.startsWith('node:') ? name.slice(5) : name;
+  return name.startsWith('node:') || FORBIDDEN.has(bare) || FORBIDDEN.has(bare.split('/')[0]!);
+}
+
+describe('the renderer bundle', () => {
+  it('finds the imports a bundle names, and which are forbidden', () => {
+    expect(
+      importedNames('import a from "node:fs";const b=require("child_process");import("electron");x.from("ok")'),
+    ).toEqual(['node:fs', 'child_process', 'electron']);
+    expect(['node:fs', 'child_process', 'electron', 'better-sqlite3/lib', 'svelte'].map(forbidden)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+  });
+
+  it('imports no Node built-in, no Electron and no native module, and ships no native binary', () => {
+    expect(existsSync(ASSETS), `${ASSETS} is missing: run npm run build first`).toBe(true);
+    const files = readdirSync(ASSETS);
+    expect(files.some((file) => file.endsWith('.js'))).toBe(true);
+    expect(files.filter((file) => file.endsWith('.node'))).toEqual([]);
+    const reached = files
+      .filter((file) => file.endsWith('.js'))
+      .flatMap((file) =>
+        importedNames(readFileSync(join(ASSETS, file), 'utf8'))
+          .filter(forbidden)
+          .map((name) => `${file}: ${name}`),
+      );
+    expect(reached).toEqual([]);
+  });
+});
