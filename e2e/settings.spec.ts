@@ -142,3 +142,28 @@ test('Background tasks shows the figures in force, saves a change, refuses a bad
   await expect(wait.getByTestId('tunable-reset')).toBeHidden();
   expect(settingsFile(host.dataDir).background).toBeUndefined();
 });
+
+test('Desktop app: the choice on close and updates are saved to settings.json and survive a reload', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
+  void pageProblems;
+  await openSettings(page, host.url);
+  const section = page.getByTestId('settings-when-closed');
+  await section.scrollIntoViewIfNeeded();
+  await expect(section.getByRole('radio', { name: /Keep running in the tray/ })).toBeChecked();
+  await expect(page.getByTestId('settings-auto-update')).not.toBeChecked();
+  await expect(page.getByText('this page is served by the headless host')).toBeVisible();
+  await shoot(page, testInfo, 'settings-desktop');
+
+  await section.getByRole('radio', { name: /Quit and stop everything/ }).check();
+  await expect.poll(() => settingsFile(host.dataDir).desktop).toEqual({ whenClosed: 'quit' });
+  await page.getByTestId('settings-auto-update').check();
+  await expect.poll(() => settingsFile(host.dataDir).desktop).toEqual({ whenClosed: 'quit', autoUpdate: true });
+
+  await page.reload();
+  await page.getByTestId('open-settings').click();
+  await expect(page.getByTestId('settings-when-closed').getByRole('radio', { name: /Quit and stop/ })).toBeChecked();
+  await expect(page.getByTestId('settings-auto-update')).toBeChecked();
+});

@@ -281,6 +281,10 @@ export class SettingsService {
       agent: this.#settings.agent ?? {},
       commandAllowlist: this.#settings.commandAllowlist ?? [],
       notifications: { enabled: this.#settings.notifications?.enabled ?? true },
+      desktop: {
+        whenClosed: this.#settings.desktop?.whenClosed ?? 'tray',
+        autoUpdate: this.#settings.desktop?.autoUpdate ?? false,
+      },
       tasks: { passEnvironment: this.#settings.tasks?.passEnvironment ?? [] },
       sleep: this.#settings.sleep ?? {},
       scheduler: this.#settings.scheduler ?? {},
@@ -325,6 +329,7 @@ export class SettingsService {
     if (change.commandAllowlist) next.commandAllowlist = change.commandAllowlist;
     if (change.notifications) next.notifications = { ...next.notifications, ...change.notifications };
     if (change.tasks) next.tasks = { ...next.tasks, ...change.tasks };
+    if (change.desktop) next.desktop = { ...next.desktop, ...change.desktop };
     try {
       const parsed = SettingsSchema.safeParse(next);
       if (!parsed.success) {

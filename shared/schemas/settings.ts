@@ -152,6 +152,19 @@ export const NotificationSettingsSchema = z
   .partial()
   .strict();
 
+/** What the desktop app does when its last window closes, and whether it updates itself. */
+export const WHEN_CLOSED = ['tray', 'quit'] as const;
+export const DesktopSettingsSchema = z
+  .object({
+    /** `tray`: while work is live, closing the window keeps Drover running in the tray; `quit`: closing stops everything. */
+    whenClosed: z.enum(WHEN_CLOSED),
+    /** Check GitHub releases for a new version and install it on quit. Off until the person turns it on. */
+    autoUpdate: z.boolean(),
+  })
+  .partial()
+  .strict();
+export type DesktopSettings = z.infer<typeof DesktopSettingsSchema>;
+
 /** An environment variable's name, as a shell would accept it. */
 export const VARIABLE_NAME = new RegExp(`^[A-Za-z_][A-Za-z0-9_]{0,${VARIABLE_NAME_MAX - 1}}$`);
 export const VariableNameSchema = z.string().regex(VARIABLE_NAME, 'is not an environment variable name');
@@ -185,6 +198,7 @@ export const SettingsSchema = z
     sleep: SleepSettingsSchema.optional(),
     scheduler: SchedulerSettingsSchema.optional(),
     budget: BudgetSettingsSchema.optional(),
+    desktop: DesktopSettingsSchema.optional(),
   })
   .strict();
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -217,6 +231,7 @@ export const PublicSettingsSchema = z.object({
   agent: AgentSettingsSchema,
   commandAllowlist: z.array(z.string()),
   notifications: z.object({ enabled: z.boolean() }),
+  desktop: z.object({ whenClosed: z.enum(WHEN_CLOSED), autoUpdate: z.boolean() }),
   tasks: z.object({ passEnvironment: z.array(z.string()) }),
   sleep: SleepFieldsSchema.partial(),
   scheduler: SchedulerSettingsSchema,
@@ -269,6 +284,7 @@ export const SettingsUpdateSchema = z
     sleep: resettable(SleepFieldsSchema).optional(),
     scheduler: resettable(SchedulerFieldsSchema).optional(),
     budget: resettable(BudgetFieldsSchema).optional(),
+    desktop: DesktopSettingsSchema.optional(),
   })
   .strict();
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;

@@ -185,4 +185,21 @@ describe('a saved change reaches the pool without a restart', () => {
     expect(!bad.ok && bad.error.path).toBe('background.maxConcurrent');
     expect(fileOf(dir)).toEqual({ background: { foregroundWaitSeconds: 7 } });
   });
+  it('keeps the desktop choices: tray by default, quit or tray saved, updates off until turned on', () => {
+    const dir = tempDir();
+    const settings = serviceIn(dir);
+    expect(settings.publicView().desktop).toEqual({ whenClosed: 'tray', autoUpdate: false });
+    settings.update(SettingsUpdateSchema.parse({ desktop: { whenClosed: 'quit' } }));
+    const view = settings.update(SettingsUpdateSchema.parse({ desktop: { autoUpdate: true } }));
+    expect(view.desktop).toEqual({ whenClosed: 'quit', autoUpdate: true });
+    expect(fileOf(dir)).toEqual({ desktop: { whenClosed: 'quit', autoUpdate: true } });
+    expect(settings.current.desktop?.whenClosed).toBe('quit');
+    // An unknown choice or key is refused naming it, and nothing stored changes.
+    const badChoice = SettingsUpdateSchema.safeParse({ desktop: { whenClosed: 'minimise' } });
+    expect(badChoice.success).toBe(false);
+    expect(!badChoice.success && badChoice.error.issues[0]!.path).toEqual(['desktop', 'whenClosed']);
+    const badKey = SettingsUpdateSchema.safeParse({ desktop: { closeToTray: true } });
+    expect(!badKey.success && badKey.error.issues[0]!.message).toMatch(/closeToTray/);
+    expect(fileOf(dir)).toEqual({ desktop: { whenClosed: 'quit', autoUpdate: true } });
+  });
 });
