@@ -1,5 +1,6 @@
 // `npm start`: build what is stale, then open the desktop app; where Electron cannot start,
 // say why in one line and serve the same UI from the headless host instead.
+import './node-check.mjs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
