@@ -12,38 +12,24 @@ import { serveContractOverIpc } from './app/ipc-adapter.js';
 import { SafeStorageSecretStore } from './app/secrets.js';
 import { startTaskTray, trayIconPath } from './app/tray.js';
 import { desktopFiles } from './app/files.js';
+import { handleClosing } from './app/close-to-tray.js';
+import { startUpdates } from './app/updater.js';
 
 const appRoot = app.getAppPath();
-let services: Services | undefined;
 let window: BrowserWindow | undefined;
-let stopIpc: (() => void) | undefined;
-let stopTray: (() => void) | undefined;
+let closing: ReturnType<typeof handleClosing> | undefined;
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   registerAppScheme();
   lockDownWebContents();
-  app.on('second-instance', () => {
-    if (!window || window.isDestroyed()) return;
-    if (window.isMinimized()) window.restore();
-    window.focus();
-  });
+  app.on('second-instance', () => showWindow());
   app.whenReady().then(start, (error: unknown) => fail(error));
-  app.on('window-all-closed', () => app.quit());
-  // Quitting stops every task as a group and flushes its log before the app exits.
-  let quitting = false;
-  app.on('before-quit', (event) => {
-    if (quitting || !services) return;
-    event.preventDefault();
-    quitting = true;
-    stopIpc?.();
-    stopTray?.();
-    void services.shutdown().finally(() => app.exit(0));
-  });
 }
 
 function start(): void {
+  let services: Services;
   try {
     const sqliteBinding = process.env.DROVER_SQLITE_BINDING;
     services = createServices({
@@ -61,18 +47,48 @@ function start(): void {
     return;
   }
   serveRenderer(join(appRoot, 'out', 'renderer'));
-  stopIpc = serveContractOverIpc(contract, services);
-  window = createMainWindow({
-    preloadPath: join(appRoot, 'out', 'preload', 'preload.cjs'),
-    iconPath: trayIconPath(appRoot),
-  });
-  const running = services;
-  stopTray = startTaskTray({
-    services: running,
+  const stopIpc = serveContractOverIpc(contract, services);
+  const stopTray = startTaskTray({
+    services,
     iconPath: trayIconPath(appRoot),
     window: () => window,
-    notificationsEnabled: () => running.settings.current.notifications?.enabled ?? true,
+    showWindow,
+    notificationsEnabled: () => services.settings.current.notifications?.enabled ?? true,
   });
+  // Closing the window keeps live work running in the tray; quitting asks, then drains the services.
+  closing = handleClosing({
+    services,
+    iconPath: trayIconPath(appRoot),
+    window: () => window,
+    showWindow,
+    beforeDrain: () => {
+      stopUpdates();
+      stopIpc();
+      stopTray();
+    },
+  });
+  showWindow();
+  // Looked for only once the window is up, and only while the person's setting allows (off by default).
+  const stopUpdates = startUpdates({
+    enabled: () => services.settings.current.desktop?.autoUpdate ?? false,
+    log: (line) => console.error(`drover: ${line}`),
+  });
+}
+
+/** Raises the main window, opening it (again, after macOS closed it) when there is none. */
+function showWindow(): void {
+  if (!closing) return;
+  if (!window || window.isDestroyed()) {
+    window = createMainWindow({
+      preloadPath: join(appRoot, 'out', 'preload', 'preload.cjs'),
+      iconPath: trayIconPath(appRoot),
+    });
+    closing.watch(window);
+    return;
+  }
+  if (window.isMinimized()) window.restore();
+  window.show();
+  window.focus();
 }
 
 function fail(error: unknown): void {

@@ -15,16 +15,32 @@ export function registerAppScheme(): void {
   ]);
 }
 
-/** Serves the built renderer folder; paths that leave it are not found. */
+/**
+ * Serves the built renderer folder. A path that could leave it (a `..` segment, plain or encoded,
+ * a backslash, which Windows reads as a separator, a NUL) and a foreign host are not found; so is
+ * a file that is not there.
+ */
 export function serveRenderer(rendererDir: string): void {
   const root = normalize(rendererDir);
+  const notFound = () => new Response('Not found', { status: 404 });
   protocol.handle(APP_SCHEME, async (request) => {
     const url = new URL(request.url);
-    if (url.host !== 'app') return new Response('Not found', { status: 404 });
-    const relative = decodeURIComponent(url.pathname).replace(/^\/+/, '') || 'index.html';
+    if (url.host !== 'app') return notFound();
+    let relative: string;
+    try {
+      relative = decodeURIComponent(url.pathname).replace(/^\/+/, '') || 'index.html';
+    } catch {
+      return notFound();
+    }
+    if (/[\\\0]/.test(relative) || relative.split('/').includes('..')) return notFound();
     const file = normalize(join(root, relative));
-    if (!file.startsWith(root + sep)) return new Response('Not found', { status: 404 });
-    const response = await net.fetch(pathToFileURL(file).toString());
+    if (!file.startsWith(root + sep)) return notFound();
+    let response: Response;
+    try {
+      response = await net.fetch(pathToFileURL(file).toString());
+    } catch {
+      return notFound();
+    }
     const headers = new Headers(response.headers);
     headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     headers.set('X-Content-Type-Options', 'nosniff');

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { BrowserWindow, Menu, Notification, Tray, nativeImage } from 'electron';
+import { app, Menu, Notification, Tray, nativeImage, type BrowserWindow } from 'electron';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import type { BudgetState } from '../../shared/schemas/budget.js';
 import { budgetNotice, type BudgetTold } from '../../shared/domain/budget-notice.js';
@@ -15,6 +15,8 @@ export function startTaskTray(options: {
   services: Services;
   iconPath: string;
   window: () => BrowserWindow | undefined;
+  /** Shows the main window, opening it again when it was closed. */
+  showWindow: () => void;
   notificationsEnabled: () => boolean;
 }): () => void {
   const { services } = options;
@@ -22,14 +24,7 @@ export function startTaskTray(options: {
   const image = nativeImage.createFromPath(options.iconPath).resize({ width: 18, height: 18 });
   const tray = new Tray(image);
 
-  const raise = () => {
-    const window = options.window();
-    if (window && !window.isDestroyed()) {
-      if (window.isMinimized()) window.restore();
-      window.show();
-      window.focus();
-    }
-  };
+  const raise = () => options.showWindow();
   const open = (sessionId: string, taskId: string) => {
     raise();
     services.bus.emit('openTask', { sessionId, taskId });
@@ -66,7 +61,9 @@ export function startTaskTray(options: {
         { label: state.count === 0 ? 'No tasks running' : `${state.count} running`, enabled: false },
         ...(items.length ? [{ type: 'separator' as const }, ...items] : []),
         { type: 'separator' },
-        { label: 'Show Drover', click: () => options.window()?.show() },
+        { label: 'Show Drover', click: raise },
+        // Quits through before-quit, which asks first while work is live (close-to-tray.ts).
+        { label: 'Quit Drover', click: () => app.quit() },
       ]),
     );
   };
