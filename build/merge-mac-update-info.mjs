@@ -5,6 +5,10 @@
 // the file for the Mac it runs on (arm64 in the name for Apple silicon, the others for Intel), so
 // the release must carry one file listing both. The top-level path and sha512 (read only by very
 // old updaters) stay those of the first file.
+//
+// Every string is written quoted. electron-updater reads the file with js-yaml, which takes a
+// plain 2026-01-02T00:05:00.000Z for a Date (and other plain scalars for numbers or booleans),
+// while the `yaml` package used here writes YAML 1.2 and leaves such strings plain.
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 
@@ -30,7 +34,11 @@ export function mergeMacUpdateInfo(texts) {
     .filter(Boolean)
     .sort()
     .at(-1);
-  return stringify({ ...first, files, ...(releaseDate ? { releaseDate } : {}) });
+  return stringify(
+    { ...first, files, ...(releaseDate ? { releaseDate } : {}) },
+    // lineWidth 0: sha512 values stay on one line each, as electron-builder writes them.
+    { defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', lineWidth: 0 },
+  );
 }
 
 if (process.argv[1] && import.meta.filename && process.argv[1].endsWith('merge-mac-update-info.mjs')) {

@@ -20,6 +20,12 @@ describe("electron-builder's own reading of the configuration", () => {
     VALIDATE_TIMEOUT_MS,
   );
 
+  it('names the deb’s maintainer with an email address, as Debian’s Maintainer field requires', async () => {
+    const config = await getConfig(root, null, null);
+    // electron-builder passes linux.maintainer to fpm as it is; "Name <address>" is the Debian form.
+    expect(config.linux?.maintainer).toMatch(/^[^<>@]+ <[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>$/);
+  });
+
   it('merges the workflow’s -c overrides into the publish and mac options instead of replacing them', async () => {
     const config = await getConfig(root, null, {
       publish: { provider: 'github', owner: 'someone', repo: 'drover' },

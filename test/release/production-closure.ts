@@ -5,8 +5,11 @@ import { copyFileSync, cpSync, linkSync, mkdirSync, readdirSync, readFileSync, s
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 
-/** How the bundle loads a module: an ES import (static or dynamic) or CommonJS require (createRequire). */
-export type LoadKind = 'import' | 'require';
+/**
+ * How the bundle loads a module: an ES import (static or dynamic), CommonJS require
+ * (createRequire), or only resolves its path (`createRequire(…).resolve`, then reads or imports the file).
+ */
+export type LoadKind = 'import' | 'require' | 'resolve';
 
 export interface BundleImport {
   specifier: string;
@@ -59,7 +62,52 @@ export function bundleImports(code: string): BundleImport[] {
   for (const match of code.matchAll(/\brequire\s*\(\s*["']([^"']+)["']\s*\)/g)) add(match[1]!, 'require');
   for (const match of code.matchAll(/\bcreateRequire\s*\([^)]*\)\s*\(\s*["']([^"']+)["']\s*\)/g))
     add(match[1]!, 'require');
+  // `createRequire(import.meta.url).resolve("x")`, and `require.resolve("x")` from a `require` kept by name.
+  for (const match of code.matchAll(
+    /(?:\bcreateRequire\s*\([^)]*\)|\brequire)\s*\.\s*resolve\s*\(\s*["']([^"']+)["']\s*\)/g,
+  ))
+    add(match[1]!, 'resolve');
   return [...found.values()];
+}
+
+/**
+ * What the bundle only resolves, behind a guard, and the installed app may lack: each names the code
+ * that guards it. Anything else the bundle loads or resolves must be there.
+ */
+export const ALLOWED_MISSING: ReadonlyMap<string, string> = new Map([
+  [
+    'pid-port',
+    'electron/process/port-owner.ts loadPidPort(): optional, not a dependency; when it does not resolve, ' +
+      'finding who listens on a port says it is unsupported on macOS and Windows',
+  ],
+  [
+    'tree-sitter-bash/tree-sitter-bash.wasm',
+    'electron/permissions/shell-parser.ts grammarPath(): the grammar shipped beside the bundle ' +
+      '(out/main/tree-sitter-bash.wasm) is used first; resolving the dev dependency is the fallback for a checkout',
+  ],
+]);
+
+/** Whether a module the bundle loads may be missing from the installed app (only ever for a resolve). */
+export function mayBeMissing(found: BundleImport): boolean {
+  return found.kind === 'resolve' && ALLOWED_MISSING.has(found.specifier);
+}
+
+/**
+ * The newest modification time, in ms, of the files under the given folders of `root`: the main
+ * bundle is older than its sources when this is later than its own.
+ */
+export function newestChange(root: string, folders: string[]): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules') continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) newest = Math.max(newest, statSync(path).mtimeMs);
+    }
+  };
+  for (const folder of folders) walk(join(root, folder));
+  return newest;
 }
 
 /** The built files of the main process and the preload, relative to the project root. */
@@ -159,7 +207,8 @@ const imports = ${JSON.stringify(imports)};
 const failures = [];
 for (const { specifier, kind, names } of imports) {
   try {
-    const loaded = kind === 'require' ? require(specifier) : await import(specifier);
+    const loaded =
+      kind === 'resolve' ? { path: require.resolve(specifier) } : kind === 'require' ? require(specifier) : await import(specifier);
     const missing = names.filter((name) => !(name in loaded));
     if (missing.length) throw new Error('no export named ' + missing.join(', '));
     if (specifier === 'better-sqlite3') {

@@ -1,11 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..', '..');
+/** The YAML reader electron-updater itself uses for latest-mac.yml (its dependency; no types of its own here). */
+const jsYaml = createRequire(join(root, 'node_modules', 'electron-updater', 'package.json'))('js-yaml') as {
+  load(text: string): unknown;
+};
 const workflowText = readFileSync(join(root, '.github', 'workflows', 'release.yml'), 'utf8');
 
 interface Step {
@@ -17,7 +22,8 @@ interface Step {
   with?: Record<string, unknown>;
 }
 interface Job {
-  needs?: string;
+  needs?: string | string[];
+  outputs?: Record<string, string>;
   if?: string;
   permissions?: Record<string, string>;
   strategy?: { matrix: { include: Record<string, string>[] } };
@@ -26,9 +32,11 @@ interface Job {
 const workflow = parse(workflowText) as {
   on: { push: { tags: string[] }; workflow_dispatch: unknown };
   permissions: Record<string, string>;
-  jobs: { installers: Job; release: Job };
+  jobs: { version: Job; installers: Job; release: Job };
 };
-const { installers, release } = workflow.jobs;
+const { version: versionJob, installers, release } = workflow.jobs;
+const versionCheck = versionJob.steps.find((step) => step.name === 'Check the tag against package.json')!;
+const pkgVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 const signing = installers.steps.find((step) => step.name === 'Signing and notarisation')!;
 const SECRETS = [
   'CSC_LINK',
@@ -56,6 +64,20 @@ function runSigning(platform: string, secrets: Record<string, string>) {
   const result = spawnSync('bash', ['-e', '-c', signing.run!], { env, encoding: 'utf8' });
   expect(result.status, result.stderr).toBe(0);
   return { stdout: result.stdout, exported: readFileSync(githubEnv, 'utf8') };
+}
+
+/** Runs the version check's script in the checkout as the runner would, for the given ref. */
+function runVersionCheck(refType: string, refName: string) {
+  const githubOutput = join(scratch, `output-${refType}-${refName}`);
+  writeFileSync(githubOutput, '');
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    GITHUB_OUTPUT: githubOutput,
+    GITHUB_REF_TYPE: refType,
+    GITHUB_REF_NAME: refName,
+  };
+  const result = spawnSync('bash', ['-e', '-c', versionCheck.run!], { cwd: root, env, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, output: readFileSync(githubOutput, 'utf8') };
 }
 
 describe('the release workflow', () => {
@@ -127,11 +149,32 @@ describe('the release workflow', () => {
     expect(win.exported).not.toContain('CSC_IDENTITY_AUTO_DISCOVERY');
   });
 
+  it('checks the tag against package.json in a quick first job, before any installer is built', () => {
+    expect(installers.needs).toBe('version');
+    expect(release.needs).toEqual(['version', 'installers']);
+    // Quick: nothing installed or built in it.
+    expect(versionJob.steps.map((step) => step.run ?? step.uses)).toEqual(['actions/checkout@v4', versionCheck.run]);
+    expect(versionJob.outputs!.version).toBe('${{ steps.version.outputs.version }}');
+
+    const wrong = runVersionCheck('tag', 'v999.0.0');
+    expect(wrong.status).toBe(1);
+    expect(wrong.stdout).toContain(
+      `::error::The tag v999.0.0 does not match package.json's version ${pkgVersion} (expected v${pkgVersion})`,
+    );
+    const right = runVersionCheck('tag', `v${pkgVersion}`);
+    expect(right.status).toBe(0);
+    expect(right.output).toBe(`version=${pkgVersion}\n`);
+    // Run by hand from a branch: any version will do.
+    expect(runVersionCheck('branch', 'main').status).toBe(0);
+  });
+
   it('uploads everything once, to a draft release, with the GitHub token', () => {
-    expect(release.needs).toBe('installers');
     expect(release.permissions).toEqual({ contents: 'write' });
     const upload = release.steps.find((step) => step.name === 'Upload to a draft release')!;
     expect(upload.env!.GH_TOKEN).toBe('${{ secrets.GITHUB_TOKEN }}');
+    // The version the first job checked, not a second reading of its own.
+    expect(upload.env!.VERSION).toBe('${{ needs.version.outputs.version }}');
+    expect(upload.run).not.toContain('GITHUB_REF_NAME');
     expect(upload.run).toContain('--draft');
     const merge = release.steps.find((step) => step.name === 'Merge the macOS update descriptions')!;
     expect(merge.run).toContain(
@@ -185,6 +228,28 @@ describe('the merged macOS update description', () => {
     ]);
     expect(merged.path).toBe('Drover-0.2.0-x64.zip');
     expect(merged.releaseDate).toBe('2026-01-02T00:05:00.000Z');
+  });
+
+  it('reads back in electron-updater’s own YAML reader with every string still a string', () => {
+    const result = merge(
+      description('x64', '2026-01-02T00:00:00.000Z'),
+      description('arm64', '2026-01-02T00:05:00.000Z'),
+    );
+    expect(result.status, result.stderr).toBe(0);
+    const read = jsYaml.load(result.stdout) as Record<string, unknown>;
+    expect(typeof read.releaseDate).toBe('string');
+    // The same values, of the same types, as the YAML 1.2 reading: no Date, number or boolean slipped in.
+    expect(read).toEqual(parse(result.stdout));
+    expect(read).toEqual({
+      version: '0.2.0',
+      files: ['x64', 'arm64'].flatMap((arch) => [
+        { url: `Drover-0.2.0-${arch}.zip`, sha512: `zip-${arch}`, size: 1 },
+        { url: `Drover-0.2.0-${arch}.dmg`, sha512: `dmg-${arch}`, size: 2 },
+      ]),
+      path: 'Drover-0.2.0-x64.zip',
+      sha512: 'zip-x64',
+      releaseDate: '2026-01-02T00:05:00.000Z',
+    });
   });
 
   it('refuses descriptions of different versions or clashing file names', () => {
