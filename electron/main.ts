@@ -12,12 +12,12 @@ import { serveContractOverIpc } from './app/ipc-adapter.js';
 import { SafeStorageSecretStore } from './app/secrets.js';
 import { startTaskTray, trayIconPath } from './app/tray.js';
 import { desktopFiles } from './app/files.js';
-import { handleClosing } from './app/close-to-tray.js';
+import { handleClosing, type Closing } from './app/close-to-tray.js';
 import { startUpdates } from './app/updater.js';
 
 const appRoot = app.getAppPath();
 let window: BrowserWindow | undefined;
-let closing: ReturnType<typeof handleClosing> | undefined;
+let closing: Closing | undefined;
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -48,7 +48,7 @@ function start(): void {
   }
   serveRenderer(join(appRoot, 'out', 'renderer'));
   const stopIpc = serveContractOverIpc(contract, services);
-  const stopTray = startTaskTray({
+  const tray = startTaskTray({
     services,
     iconPath: trayIconPath(appRoot),
     window: () => window,
@@ -64,8 +64,10 @@ function start(): void {
     beforeDrain: () => {
       stopUpdates();
       stopIpc();
-      stopTray();
+      tray.stop();
     },
+    balloon: tray.balloon,
+    log: (line) => console.error(`drover: ${line}`),
   });
   showWindow();
   // Looked for only once the window is up, and only while the person's setting allows (off by default).
@@ -75,9 +77,12 @@ function start(): void {
   });
 }
 
-/** Raises the main window, opening it (again, after macOS closed it) when there is none. */
+/**
+ * Raises the main window, opening it (again, after macOS closed it) when there is none. Not while
+ * the services drain: the page would be dead (its IPC is already gone), and the app is quitting.
+ */
 function showWindow(): void {
-  if (!closing) return;
+  if (!closing || closing.draining) return;
   if (!window || window.isDestroyed()) {
     window = createMainWindow({
       preloadPath: join(appRoot, 'out', 'preload', 'preload.cjs'),

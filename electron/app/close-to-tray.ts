@@ -1,5 +1,5 @@
 import { app, dialog, Notification, powerMonitor, type BrowserWindow } from 'electron';
-import { liveWork, quitButton, quitQuestion, trayNotice, type LiveWork } from '../core/live-work.js';
+import { liveWork, quitButton, quitQuestion, schedulesNote, trayNotice, type LiveWork } from '../core/live-work.js';
 import type { Services } from '../core/services.js';
 
 /** The quit question lists this many items, then says how many more. */
@@ -14,6 +14,16 @@ export interface CloseToTrayOptions {
   showWindow: () => void;
   /** Stops what talks to the window (IPC, tray, updates) before the services drain. */
   beforeDrain: () => void;
+  /** Windows: a balloon from the tray icon, where system notifications are not supported. */
+  balloon: (title: string, body: string) => void;
+  log: (line: string) => void;
+}
+
+export interface Closing {
+  /** Watches a main window's close (and, on Windows, the end of the session). */
+  watch(window: BrowserWindow): void;
+  /** The services are draining (or drained): nothing may show the window again. */
+  readonly draining: boolean;
 }
 
 /**
@@ -26,11 +36,16 @@ export interface CloseToTrayOptions {
  * The window is hidden rather than closed so that "Show Drover" brings back the page as it was
  * (the open session, the scroll, a half-typed message) at once; on macOS with nothing live it
  * closes as usual and the dock's `activate` opens a new one.
+ *
+ * Quitting is held at `before-quit` until the drain is over (`drained`), however many times it is
+ * asked for (Cmd+Q twice, the dock's Quit, SIGTERM): letting one through earlier would close the
+ * windows and end the process while tasks are still being stopped.
  */
-export function handleClosing(options: CloseToTrayOptions): { watch(window: BrowserWindow): void } {
+export function handleClosing(options: CloseToTrayOptions): Closing {
   const { services } = options;
   const whenClosed = () => services.settings.current.desktop?.whenClosed ?? 'tray';
-  let exiting = false;
+  let draining = false;
+  let drained = false;
   let asking: Promise<boolean> | null = null;
   let toldOnce = false;
   // The OS is shutting down or logging out: nobody is there to answer, and a kept window would hold it up.
@@ -38,6 +53,7 @@ export function handleClosing(options: CloseToTrayOptions): { watch(window: Brow
 
   const ask = async (work: LiveWork): Promise<boolean> => {
     const window = options.window();
+    const note = schedulesNote(work);
     const box = {
       type: 'warning' as const,
       title: 'Quit Drover',
@@ -45,7 +61,7 @@ export function handleClosing(options: CloseToTrayOptions): { watch(window: Brow
       detail: [
         ...work.items.slice(0, QUESTION_ITEMS_MAX),
         ...(work.items.length > QUESTION_ITEMS_MAX ? [`and ${work.items.length - QUESTION_ITEMS_MAX} more`] : []),
-        ...(work.counts.schedule > 0 ? ['', 'Schedules do not run while Drover is closed.'] : []),
+        ...(note ? ['', note] : []),
       ].join('\n'),
       buttons: [quitButton(work), 'Cancel'],
       defaultId: 1,
@@ -54,46 +70,73 @@ export function handleClosing(options: CloseToTrayOptions): { watch(window: Brow
     };
     // A hidden window would hold the dialog where nobody sees it (a sheet on macOS).
     const shown = window && !window.isDestroyed() && window.isVisible();
-    const answer = shown ? await dialog.showMessageBox(window, box) : await dialog.showMessageBox(box);
-    return answer.response === 0;
+    if (shown) return (await dialog.showMessageBox(window, box)).response === 0;
+    // From the tray or the dock with no window up, macOS would open the box behind other apps.
+    if (process.platform === 'darwin') app.focus({ steal: true });
+    return (await dialog.showMessageBox(box)).response === 0;
   };
 
-  const quit = async (): Promise<void> => {
-    if (exiting) return;
-    const work = liveWork(services);
-    if (work.total > 0 && !systemEnding) {
-      // A second Quit while the question is open waits for the same answer.
-      asking ??= ask(work).finally(() => (asking = null));
-      if (!(await asking)) return;
-    }
-    if (exiting) return;
-    exiting = true;
+  /** Stops everything and quits, without asking. Runs once; later calls wait on nothing. */
+  const drain = async (): Promise<void> => {
+    if (draining) return;
+    draining = true;
     options.beforeDrain();
     // Stopping tasks takes their grace period; the window goes at once so the quit feels done.
     const window = options.window();
     if (window && !window.isDestroyed()) window.hide();
     try {
       await services.shutdown();
-    } finally {
-      // Quit again, now let through: Electron closes the windows and emits will-quit and quit,
-      // where electron-updater installs a downloaded update (app.exit would skip those events).
-      app.quit();
+    } catch (error) {
+      // What could be stopped was; the rest is found as leftovers at the next start. Quit anyway.
+      options.log(`the shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
     }
+    drained = true;
+    // Quit again, now let through: Electron closes the windows and emits will-quit and quit,
+    // where electron-updater installs a downloaded update (app.exit would skip those events).
+    app.quit();
   };
 
-  const tellOnce = (work: LiveWork) => {
+  const quit = async (): Promise<void> => {
+    if (draining) return;
+    const work = liveWork(services);
+    if (work.total > 0 && !systemEnding) {
+      // A second Quit while the question is open waits for the same answer.
+      asking ??= ask(work).finally(() => (asking = null));
+      if (!(await asking)) return;
+    }
+    await drain();
+  };
+
+  /** Says once per run that closing did not quit; a promise when the window must wait for the person to read it. */
+  const tellOnce = (work: LiveWork, window: BrowserWindow): Promise<unknown> | null => {
     // Said whatever the notification setting: otherwise Drover seems to have quit while it runs work.
-    if (toldOnce || !Notification.isSupported()) return;
+    if (toldOnce) return null;
     toldOnce = true;
     const notice = trayNotice(work, process.platform === 'darwin' ? 'menu bar' : 'tray');
-    const shown = new Notification({ title: notice.title, body: notice.body, icon: options.iconPath });
-    shown.on('click', () => options.showWindow());
-    shown.show();
+    if (Notification.isSupported()) {
+      const shown = new Notification({ title: notice.title, body: notice.body, icon: options.iconPath });
+      shown.on('click', () => options.showWindow());
+      shown.show();
+      return null;
+    }
+    if (process.platform === 'win32') {
+      options.balloon(notice.title, notice.body);
+      return null;
+    }
+    // No notifications here (a Linux desktop without a notification server): said once, in a box, before it hides.
+    return dialog.showMessageBox(window, {
+      type: 'info',
+      title: notice.title,
+      message: notice.title,
+      detail: notice.body,
+      buttons: ['OK'],
+      noLink: true,
+    });
   };
 
-  // Cmd+Q, the app menu's Quit, the tray's Quit Drover, and the last window closing all come here.
+  // Cmd+Q, the app menu's Quit, the tray's Quit Drover, SIGTERM and the last window closing all come here.
   app.on('before-quit', (event) => {
-    if (exiting) return;
+    if (drained) return;
     event.preventDefault();
     void quit();
   });
@@ -108,17 +151,30 @@ export function handleClosing(options: CloseToTrayOptions): { watch(window: Brow
   powerMonitor.on('shutdown', (...args: unknown[]) => {
     (args[0] as { preventDefault?: () => void } | undefined)?.preventDefault?.();
     systemEnding = true;
-    void quit();
+    void drain();
   });
 
   return {
+    get draining() {
+      return draining;
+    },
     watch(window) {
-      // Windows: the session ends (shut down, restart, log off); the windows close and the app quits without asking.
+      // Windows asks before the session ends (shut down, restart, log off). On Windows that end
+      // emits no before-quit or will-quit and closes no window, so the drain starts here, and
+      // holds the session while live work is being stopped.
+      window.on('query-session-end', (event) => {
+        systemEnding = true;
+        if (drained) return;
+        if (draining || liveWork(services).total > 0) event.preventDefault();
+        void drain();
+      });
+      // The session ends now and nothing can hold it. Started here at the latest, if Windows skipped the question.
       window.on('session-end', () => {
         systemEnding = true;
+        void drain();
       });
       window.on('close', (event) => {
-        if (exiting || systemEnding) return;
+        if (draining || systemEnding) return;
         const work = liveWork(services);
         // Nothing live: the window closes, and `window-all-closed` quits (or, on macOS, stays in the dock).
         if (work.total === 0) return;
@@ -127,8 +183,12 @@ export function handleClosing(options: CloseToTrayOptions): { watch(window: Brow
           void quit();
           return;
         }
-        window.hide();
-        tellOnce(work);
+        const hide = () => {
+          if (!window.isDestroyed() && !draining) window.hide();
+        };
+        const told = tellOnce(work, window);
+        if (told) void told.then(hide);
+        else hide();
       });
     },
   };

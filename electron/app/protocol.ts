@@ -1,4 +1,5 @@
 import { net, protocol } from 'electron';
+import { stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CONTENT_SECURITY_POLICY } from '../host/static-files.js';
@@ -16,9 +17,18 @@ export function registerAppScheme(): void {
 }
 
 /**
+ * A path segment the renderer's build can hold: letters, digits and `._-@+~` and spaces, not only
+ * dots and spaces, and not ending in a dot or a space. An allow-list, because Windows reads more
+ * into a name than a deny-list keeps up with: it drops a trailing dot or space (`index.html.`),
+ * treats `...` like `..` in places, and opens alternate streams and devices through `:`.
+ */
+const SAFE_SEGMENT = /^[A-Za-z0-9._@+~ -]*[A-Za-z0-9_@+~-]$/;
+
+/**
  * Serves the built renderer folder. A path that could leave it (a `..` segment, plain or encoded,
- * a backslash, which Windows reads as a separator, a NUL) and a foreign host are not found; so is
- * a file that is not there.
+ * a backslash, which Windows reads as a separator, a NUL, any segment outside SAFE_SEGMENT) and a
+ * foreign host are not found; so is a file that is not there, and a folder (Chromium's file loader
+ * would answer it with a listing).
  */
 export function serveRenderer(rendererDir: string): void {
   const root = normalize(rendererDir);
@@ -32,9 +42,11 @@ export function serveRenderer(rendererDir: string): void {
     } catch {
       return notFound();
     }
-    if (/[\\\0]/.test(relative) || relative.split('/').includes('..')) return notFound();
+    if (!relative.split('/').every((segment) => SAFE_SEGMENT.test(segment))) return notFound();
     const file = normalize(join(root, relative));
     if (!file.startsWith(root + sep)) return notFound();
+    const found = await stat(file).catch(() => null);
+    if (!found?.isFile()) return notFound();
     let response: Response;
     try {
       response = await net.fetch(pathToFileURL(file).toString());

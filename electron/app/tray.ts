@@ -18,7 +18,7 @@ export function startTaskTray(options: {
   /** Shows the main window, opening it again when it was closed. */
   showWindow: () => void;
   notificationsEnabled: () => boolean;
-}): () => void {
+}): { stop: () => void; balloon: (title: string, body: string) => void } {
   const { services } = options;
   const notices = new TaskNotices();
   const image = nativeImage.createFromPath(options.iconPath).resize({ width: 18, height: 18 });
@@ -89,9 +89,15 @@ export function startTaskTray(options: {
     }
   });
   redraw();
-  return () => {
-    unsubscribe();
-    tray.destroy();
+  return {
+    stop: () => {
+      unsubscribe();
+      tray.destroy();
+    },
+    // Windows only: where system notifications are not supported, the tray icon can still say something.
+    balloon: (title, content) => {
+      if (!tray.isDestroyed()) tray.displayBalloon({ title, content, iconType: 'info' });
+    },
   };
 }
 

@@ -227,6 +227,12 @@ export class TaskPool {
     return this.#views.row(this.#index.require(sessionId, id));
   }
 
+  /** The unsettled tasks of this run in every session (running, starting or queued), from memory: no store read. */
+  liveRows(): TaskRow[] {
+    const now = this.#now();
+    return [...this.#live.values()].filter((live) => !live.settling).map((live) => this.#views.row(live.record, now));
+  }
+
   has(sessionId: string, id: string): boolean {
     return this.#index.records(sessionId).has(id);
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { until } from '../helpers.js';
+import { startOpenAiCompatibleServer } from '../../e2e/fake-model/index.js';
 import { electronModule, updaterModule } from './fake-electron/index.js';
 import { currentFake, startDesktop } from './desktop-harness.js';
 
@@ -13,6 +14,17 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Runs `body` while the close-time rules read `platform` (the services were made for this machine). */
+async function onPlatform(platform: NodeJS.Platform, body: () => unknown): Promise<void> {
+  const real = Object.getOwnPropertyDescriptor(process, 'platform')!;
+  Object.defineProperty(process, 'platform', { ...real, value: platform });
+  try {
+    await body();
+  } finally {
+    Object.defineProperty(process, 'platform', real);
   }
 }
 
@@ -33,7 +45,10 @@ describe('closing the window and quitting (close-to-tray)', () => {
     expect(fake.app.exitCode).toBeNull();
     expect(fake.dialog.messageBoxes).toEqual([]);
     expect(fake.notifications.map((shown) => [shown.title, shown.body])).toEqual([
-      ['Drover is still running', 'Drover keeps running 1 task in the tray. Choose Quit Drover there to stop it.'],
+      [
+        'Drover is still running',
+        'Drover is still running in the tray, with 1 task. To quit, choose Quit Drover there.',
+      ],
     ]);
     // The work and the services go on.
     expect(alive(task.pid!)).toBe(true);
@@ -49,6 +64,35 @@ describe('closing the window and quitting (close-to-tray)', () => {
     // Clicking the notice shows the window too.
     fake.notifications[0]!.click();
     expect(window.isVisible()).toBe(true);
+  });
+
+  it('a reply the agent is writing is live work: closing keeps Drover in the tray, and Quit asks', async () => {
+    const model = await startOpenAiCompatibleServer();
+    try {
+      const { fake, window, ok, session, exited } = await startDesktop();
+      await ok('updateSettings', {
+        provider: { kind: 'openai-compatible', baseUrl: model.baseUrl, model: 'fake-model', apiKey: 'sk-test-key' },
+      });
+      const sessionId = await session();
+      model.enqueue({ text: 'a slow answer', delayMs: 10_000 });
+      await ok('postMessage', { sessionId, text: 'explain the build' });
+      await model.waitForRequests(1, 10_000);
+
+      window.close();
+      await settle();
+      expect(window.isVisible()).toBe(false);
+      expect(fake.app.exitCode).toBeNull();
+      expect(fake.notifications.map((shown) => shown.body)).toEqual([
+        'Drover is still running in the tray, with 1 reply in progress. To quit, choose Quit Drover there.',
+      ]);
+      fake.app.quit();
+      await until(() => fake.dialog.messageBoxes.length === 1, 'the question');
+      expect(fake.dialog.messageBoxes[0]!.options.message).toBe('1 reply is in progress: stop it and quit?');
+      fake.dialog.messageBoxes[0]!.press('Stop it and quit');
+      expect(await exited()).toBe(0);
+    } finally {
+      await model.close();
+    }
   });
 
   it('closing with nothing live quits without asking', async () => {
@@ -162,16 +206,129 @@ describe('closing the window and quitting (close-to-tray)', () => {
     expect(alive(task.pid!)).toBe(false);
   });
 
-  it('when Windows ends the session, the window closes (it is not kept in the tray) and Drover quits', async () => {
+  it('when Windows asks to end the session, Drover holds it, drains without asking and quits (no window is closed for it)', async () => {
     const { fake, window, session, startTask, exited } = await startDesktop();
     const task = await startTask(await session(), 'sleep 30');
-    window.emit('session-end', { preventDefault: () => {}, defaultPrevented: false, reasons: ['shutdown'] });
-    window.close();
-    expect(window.isDestroyed()).toBe(true);
+    // Windows emits no before-quit and closes no window at a shutdown: the question is where the drain starts.
+    expect(window.emitSessionEnd('query-session-end', ['logoff'])).toBe(true);
     expect(await exited()).toBe(0);
     expect(fake.dialog.messageBoxes).toEqual([]);
     expect(fake.notifications).toEqual([]);
     expect(alive(task.pid!)).toBe(false);
+  });
+
+  it('when Windows ends the session without asking, the drain starts there', async () => {
+    const { fake, window, session, startTask, exited } = await startDesktop();
+    const task = await startTask(await session(), 'sleep 30');
+    window.emitSessionEnd('session-end', ['critical']);
+    expect(await exited()).toBe(0);
+    expect(fake.dialog.messageBoxes).toEqual([]);
+    expect(alive(task.pid!)).toBe(false);
+  });
+
+  it('with nothing live, Windows ending the session is not held', async () => {
+    const { window, exited } = await startDesktop();
+    expect(window.emitSessionEnd('query-session-end')).toBe(false);
+    expect(await exited()).toBe(0);
+  });
+
+  it('a second quit during the drain waits for it: the app ends only once the tasks are gone, and nothing shows the window', async () => {
+    const { fake, window, tray, ok, session, startTask, exited } = await startDesktop();
+    // A task that ignores SIGTERM holds the drain for the whole grace period, then SIGKILL ends it.
+    await ok('updateSettings', { background: { stopGraceSeconds: 2 } });
+    const task = await startTask(await session(), "trap '' TERM; sleep 30");
+    const aliveWhen: Record<string, boolean> = {};
+    window.on('closed', () => (aliveWhen.closed = alive(task.pid!)));
+    fake.app.on('will-quit', () => (aliveWhen.willQuit = alive(task.pid!)));
+    fake.app.on('quit', () => (aliveWhen.quit = alive(task.pid!)));
+
+    fake.app.quit();
+    await until(() => fake.dialog.messageBoxes.length === 1, 'the question');
+    fake.dialog.messageBoxes[0]!.press('Stop it and quit');
+    await until(() => tray.isDestroyed(), 'the drain to start');
+    expect(window.isVisible()).toBe(false);
+    // Cmd+Q again, the dock's Quit, SIGTERM: all the same quit, held.
+    fake.app.quit();
+    fake.app.quit();
+    // The dock icon and a second copy of the app would show a dead page: they do nothing now.
+    fake.app.emitActivate(false);
+    fake.app.emitSecondInstance();
+    expect(window.isVisible()).toBe(false);
+    expect(fake.windows.all).toEqual([window]);
+    expect(fake.dialog.messageBoxes).toEqual([]);
+
+    expect(await exited()).toBe(0);
+    expect(fake.app.endedBy).toBe('quit');
+    expect(aliveWhen).toEqual({ closed: false, willQuit: false, quit: false });
+  });
+
+  it('a shutdown that fails is logged and Drover still quits (no unhandled rejection)', async () => {
+    const { exited } = await startDesktop();
+    // The module graph main.ts loaded: its pool's drain fails (a stand-in for a store that cannot be closed).
+    const { TaskPool } = await import('../../electron/pool/pool.js');
+    vi.spyOn(TaskPool.prototype, 'drain').mockRejectedValueOnce(new Error('the disk went away'));
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      currentFake().app.quit();
+      expect(await exited()).toBe(0);
+      expect(logged).toHaveBeenCalledWith('drover: the shutdown failed: the disk went away');
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it('without system notifications, the first close says so in a box before the window hides', async () => {
+    const { fake, window, tray, session, startTask } = await startDesktop();
+    fake.setNotificationsSupported(false);
+    await startTask(await session(), 'sleep 30');
+    window.close();
+    await until(() => fake.dialog.messageBoxes.length === 1, 'the notice');
+    const box = fake.dialog.messageBoxes[0]!;
+    expect(box.parent).toBe(window);
+    expect([box.options.message, box.options.detail]).toEqual([
+      'Drover is still running',
+      'Drover is still running in the tray, with 1 task. To quit, choose Quit Drover there.',
+    ]);
+    // Read over the window, then it hides.
+    expect(window.isVisible()).toBe(true);
+    box.press('OK');
+    await until(() => !window.isVisible(), 'the window to hide');
+    // Once per run.
+    tray.menu!.item('Show Drover').click();
+    window.close();
+    expect(window.isVisible()).toBe(false);
+    expect(fake.dialog.messageBoxes).toEqual([]);
+    expect(fake.notifications).toEqual([]);
+  });
+
+  it('on Windows without system notifications, the tray icon says it in a balloon', async () => {
+    const { fake, window, tray, session, startTask } = await startDesktop();
+    fake.setNotificationsSupported(false);
+    await startTask(await session(), 'sleep 30');
+    await onPlatform('win32', () => window.close());
+    expect(window.isVisible()).toBe(false);
+    expect(tray.balloons).toEqual([
+      {
+        title: 'Drover is still running',
+        content: 'Drover is still running in the tray, with 1 task. To quit, choose Quit Drover there.',
+        iconType: 'info',
+      },
+    ]);
+    expect(fake.dialog.messageBoxes).toEqual([]);
+  });
+
+  it('on macOS, the quit question with no window up brings Drover to the front first', async () => {
+    const { fake, window, tray, session, startTask } = await startDesktop();
+    await startTask(await session(), 'sleep 30');
+    await onPlatform('darwin', async () => {
+      window.close();
+      expect(window.isVisible()).toBe(false);
+      tray.menu!.item('Quit Drover').click();
+      await until(() => fake.dialog.messageBoxes.length === 1, 'the question');
+    });
+    expect(fake.app.focusCalls).toEqual([{ steal: true }]);
+    expect(fake.dialog.messageBoxes[0]!.parent).toBeNull();
+    fake.dialog.messageBoxes[0]!.press('Cancel');
   });
 
   it('the question lists the first twelve items and counts the rest', async () => {
@@ -182,10 +339,12 @@ describe('closing the window and quitting (close-to-tray)', () => {
     fake.app.quit();
     await until(() => fake.dialog.messageBoxes.length === 1, 'the question');
     const box = fake.dialog.messageBoxes[0]!;
-    expect(box.options.message).toBe('13 tasks are running: stop them and quit?');
+    expect(box.options.message).toBe('13 tasks are running or waiting: stop them and quit?');
     const lines = box.options.detail!.split('\n');
     expect(lines).toHaveLength(13);
     expect(lines[0]).toBe('sleep 30 # 1 (session “Desk”)');
+    // Beyond the cap, they are said to wait.
+    expect(lines.filter((line) => line.endsWith('(waiting, session “Desk”)')).length).toBeGreaterThan(0);
     expect(lines.at(-1)).toBe('and 1 more');
     box.press('Cancel');
   });

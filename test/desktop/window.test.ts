@@ -35,6 +35,8 @@ describe('the desktop window under the fake Electron', () => {
     expect(await page.text()).toBe(RENDERER_HTML);
     expect(page.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    // The root is the page.
+    expect(await (await fake.protocol.request('drover://app/')).text()).toBe(RENDERER_HTML);
     const script = await fake.protocol.request('drover://app/assets/app.js');
     expect(script.status).toBe(200);
     expect(script.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
@@ -48,6 +50,17 @@ describe('the desktop window under the fake Electron', () => {
       'drover://app/index.html%00.png',
       'drover://app/%E0%A4%A',
       'drover://app/missing.js',
+      // A folder: Chromium's file loader would answer with a listing of it.
+      'drover://app/assets',
+      'drover://app/assets/',
+      // Names Windows reads as others: a trailing dot or space, only dots, a stream or device after ':'.
+      'drover://app/index.html.',
+      'drover://app/index.html%20',
+      'drover://app/assets/app.js%20%20',
+      'drover://app/.../index.html',
+      'drover://app/assets/%20/app.js',
+      'drover://app/index.html::$DATA',
+      'drover://app/assets:stream/app.js',
       'drover://elsewhere/index.html',
       'drover://app.evil/index.html',
     ]) {

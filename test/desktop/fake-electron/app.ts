@@ -16,9 +16,11 @@ export interface FakeAppOptions {
 
 /**
  * Electron's `app`, as Drover uses it: the ready promise, paths, the single-instance lock, and
- * the quit sequence as Electron runs it (before-quit, then each window's close, then will-quit and
- * quit; any of them can be prevented, and a prevented close cancels the quit). `exit` ends at
- * once, without those events. Nothing here ends the test process: the exit code is recorded.
+ * the quit sequence as Electron runs it (electron/shell/browser/browser.cc, Browser::Quit):
+ * `before-quit` is emitted inside quit() itself; unless prevented, the quit is under way and
+ * another quit() is ignored until it ends or is cancelled; the windows then close from the event
+ * loop (a prevented close cancels the quit), then will-quit and quit. `exit` ends at once,
+ * without those events. Nothing here ends the test process: the exit code is recorded.
  */
 export class FakeApp
   extends EventEmitter
@@ -51,6 +53,10 @@ export class FakeApp
   readonly exitCalls: number[] = [];
   /** How the app ended: a quit that ran through its events (where electron-updater installs), or exit(). */
   endedBy: 'quit' | 'exit' | null = null;
+  /** What focus() was asked, in order. */
+  readonly focusCalls: (E.FocusOptions | undefined)[] = [];
+  /** A quit got past before-quit and has not ended or been cancelled. */
+  #quitting = false;
 
   constructor(options: FakeAppOptions, windows: FakeWindows) {
     super();
@@ -94,12 +100,24 @@ export class FakeApp
     return this.#hasLock;
   }
 
-  focus(_options?: E.FocusOptions): void {}
+  focus(options?: E.FocusOptions): void {
+    this.focusCalls.push(options);
+  }
 
   quit(): void {
     this.quitCalls += 1;
-    // Electron runs the sequence from the event loop, never inside the caller.
-    setImmediate(() => this.#runQuit());
+    if (this.#quitting || this.exitCode !== null) return;
+    const before = fakeEvent();
+    this.emit('before-quit', before);
+    if (before.defaultPrevented) return;
+    this.#quitting = true;
+    // Electron asks the windows to close from the event loop; their closing ends the quit.
+    setImmediate(() => this.#closeAndQuit());
+  }
+
+  /** True while a quit is under way (past before-quit, not yet ended or cancelled). */
+  get quitting(): boolean {
+    return this.#quitting;
   }
 
   exit(exitCode = 0): void {
@@ -133,15 +151,13 @@ export class FakeApp
     else this.emit('window-all-closed');
   }
 
-  #runQuit(): void {
+  #closeAndQuit(): void {
     if (this.exitCode !== null) return;
-    const before = fakeEvent();
-    this.emit('before-quit', before);
-    if (before.defaultPrevented) return;
-    if (!this.#windows.closeAllForQuit()) return;
     const will = fakeEvent();
-    this.emit('will-quit', will);
-    if (will.defaultPrevented) return;
+    const closed = this.#windows.closeAllForQuit();
+    if (closed) this.emit('will-quit', will);
+    this.#quitting = false;
+    if (!closed || will.defaultPrevented) return;
     this.emit('quit', fakeEvent(), 0);
     this.exitCode = 0;
     this.endedBy = 'quit';

@@ -307,6 +307,20 @@ export class FakeBrowserWindow
     this.emit('restore');
   }
 
+  /**
+   * Windows asks whether the session may end (`query-session-end`, preventable: true when the app
+   * held it) or says that it ends now (`session-end`, which nothing can hold). Neither closes the
+   * window nor quits the app: Electron emits no before-quit or will-quit on a Windows shutdown.
+   */
+  emitSessionEnd(
+    name: 'query-session-end' | 'session-end',
+    reasons: E.WindowSessionEndEvent['reasons'] = ['shutdown'],
+  ): boolean {
+    const event: E.WindowSessionEndEvent = fakeEvent({ reasons });
+    this.emit(name, event);
+    return event.defaultPrevented;
+  }
+
   /** The close button, or window.close(): `close` may be prevented. */
   close(): void {
     if (this.#destroyed) return;

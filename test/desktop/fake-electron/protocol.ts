@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as E from 'electron';
@@ -66,9 +66,19 @@ export const fakeNet = {
     const url = typeof input === 'string' ? input : input.url;
     if (!url.startsWith('file:')) return fetch(input, init);
     const path = fileURLToPath(url);
-    // Chromium's file loader fails the fetch for a missing file (and a folder is not a file here).
+    // Chromium's file loader fails the fetch for a missing file, and answers a folder with a listing of it.
     const found = await stat(path).catch(() => null);
-    if (!found?.isFile()) throw new TypeError('net::ERR_FILE_NOT_FOUND');
+    if (!found) throw new TypeError('net::ERR_FILE_NOT_FOUND');
+    if (found.isDirectory()) {
+      const names = await readdir(path);
+      return new Response(
+        `<!doctype html><title>Index of ${path}</title>${names.map((name) => `<a>${name}</a>`).join('')}`,
+        {
+          status: 200,
+          headers: { 'Content-Type': 'text/html' },
+        },
+      );
+    }
     const body = await readFile(path);
     return new Response(body, {
       status: 200,

@@ -74,8 +74,9 @@ export class FakeMenu extends EventEmitter {
     this.items = items;
   }
 
-  static buildFromTemplate(template: E.MenuItemConstructorOptions[]): FakeMenu {
-    return new FakeMenu(template.map((options) => new FakeMenuItem(options)));
+  static buildFromTemplate(template: (E.MenuItemConstructorOptions | E.MenuItem)[]): FakeMenu {
+    // Drover passes plain options; a MenuItem carries the same fields.
+    return new FakeMenu(template.map((options) => new FakeMenuItem(options as E.MenuItemConstructorOptions)));
   }
 
   static setApplicationMenu(menu: FakeMenu | null): void {
@@ -101,13 +102,16 @@ export class FakeMenu extends EventEmitter {
 /** The tray icon: what it shows (tooltip, title, menu) and whether it is gone. */
 export class FakeTray
   extends EventEmitter
-  implements Pick<E.Tray, 'setToolTip' | 'setTitle' | 'getTitle' | 'setImage' | 'destroy' | 'isDestroyed'>
+  implements
+    Pick<E.Tray, 'setToolTip' | 'setTitle' | 'getTitle' | 'setImage' | 'displayBalloon' | 'destroy' | 'isDestroyed'>
 {
   static made: FakeTray[] = [];
   image: FakeNativeImage | string;
   tooltip = '';
   title = '';
   menu: FakeMenu | null = null;
+  /** Every balloon shown from the icon (Windows). */
+  readonly balloons: E.DisplayBalloonOptions[] = [];
   #destroyed = false;
 
   constructor(image: FakeNativeImage | string, _guid?: string) {
@@ -132,8 +136,14 @@ export class FakeTray
     this.image = image as unknown as FakeNativeImage;
   }
 
+  /** Takes what Electron's takes, a menu from Menu.buildFromTemplate (the fake's, here). */
   setContextMenu(menu: FakeMenu | null): void {
     this.menu = menu;
+  }
+
+  displayBalloon(options: E.DisplayBalloonOptions): void {
+    if (this.#destroyed) throw new Error('Object has been destroyed');
+    this.balloons.push(options);
   }
 
   destroy(): void {
@@ -180,3 +190,37 @@ export class FakeNotification
     this.emit('click', fakeEvent());
   }
 }
+
+/**
+ * Checks against Electron's .d.ts where the fake's classes cannot `implements` Electron's (their
+ * results are the fake's own objects): each compiles only while the fake takes exactly what
+ * Electron's takes, so a change in Electron's signatures fails type-checking here.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Takes<F> = F extends (...args: infer A) => unknown ? A : never;
+export const electronSignatures = {
+  menuBuildFromTemplate: true,
+  menuSetApplicationMenu: true,
+  menuGetApplicationMenu: true,
+  traySetContextMenu: true,
+  trayConstructor: true,
+  notificationConstructor: true,
+  notificationIsSupported: true,
+} satisfies {
+  menuBuildFromTemplate: Same<Takes<typeof FakeMenu.buildFromTemplate>, Takes<typeof E.Menu.buildFromTemplate>>;
+  menuSetApplicationMenu: Same<[E.Menu | null], Takes<typeof E.Menu.setApplicationMenu>>;
+  menuGetApplicationMenu: Same<E.Menu | null, ReturnType<typeof E.Menu.getApplicationMenu>>;
+  traySetContextMenu: Same<[E.Menu | null], Takes<E.Tray['setContextMenu']>>;
+  trayConstructor: Same<
+    ConstructorParameters<typeof E.Tray>,
+    [image: E.NativeImage | string, guid?: string | undefined]
+  >;
+  notificationConstructor: Same<
+    ConstructorParameters<typeof FakeNotification>,
+    ConstructorParameters<typeof E.Notification>
+  >;
+  notificationIsSupported: Same<
+    ReturnType<typeof FakeNotification.isSupported>,
+    ReturnType<typeof E.Notification.isSupported>
+  >;
+};
