@@ -53,6 +53,7 @@ function seed(dataDir: string, count: number): void {
         notify: false,
         adopted: false,
         foreground: false,
+        tty: true,
         mark: null,
         containment: 'group',
         containmentNote: null,

@@ -65,7 +65,11 @@ function makePool(name: string, runner: Runner) {
   return { pool, db, dataDir };
 }
 
-/** The ceiling any pty-based runner has here: node-pty reading and discarding the same output. */
+/**
+ * The ceiling any pty-based runner has here: node-pty reading and discarding the same output,
+ * with the terminal set as a task's is (no LF to CR LF translation: `stty -onlcr`), so both
+ * carry the same bytes through the same line discipline.
+ */
 function rawPtyRun(command: string): Promise<void> {
   return new Promise((resolve) => {
     const terminal = spawnPty(defaultShell(), ['-c', command], {
@@ -103,37 +107,53 @@ async function writeSample(path: string): Promise<void> {
   await new Promise<void>((r) => stream.end(() => r()));
 }
 
+/** One pooled run of `command` start to settled, in ms; a task that does not succeed fails the bench. */
+async function pooled(pool: TaskPool, command: string, tty: boolean): Promise<number> {
+  const t = performance.now();
+  const task = await pool.start({ sessionId: 'bench', command, cwd: dir, tty });
+  const done = (await pool.waitFor(task.id, 600_000)) as TaskRecord;
+  if (done.status !== 'succeeded') throw new Error(`ingest task ended ${done.status}`);
+  return performance.now() - t;
+}
+
+/**
+ * The same bytes four ways, interleaved so a busy moment on the machine hits all of them alike:
+ * `cat` to a file (the disk's ceiling), a bare node-pty that discards them (the terminal's
+ * ceiling), and the pool's two runners, each keeping every byte in its log and output window.
+ */
 async function ingest(): Promise<void> {
   const sample = join(dir, 'sample.txt');
   await writeSample(sample);
   const { pool } = makePool('ingest', newRunner());
-  const runs = 3;
+  const runs = 5;
   const baseline: number[] = [];
   const rawPty: number[] = [];
-  const pooled: number[] = [];
+  const pipeRuns: number[] = [];
+  const ptyRuns: number[] = [];
   for (let i = 0; i < runs; i++) {
-    let t = performance.now();
+    const t = performance.now();
     await runShell(`cat '${sample}' > '${join(dir, `copy-${i}.txt`)}'`);
     baseline.push(performance.now() - t);
-    t = performance.now();
-    await rawPtyRun(`cat '${sample}'`);
-    rawPty.push(performance.now() - t);
-    t = performance.now();
-    const task = await pool.start({ sessionId: 'bench', command: `cat '${sample}'`, cwd: dir });
-    const done = (await pool.waitFor(task.id, 600_000)) as TaskRecord;
-    pooled.push(performance.now() - t);
-    if (done.status !== 'succeeded') throw new Error(`ingest task ended ${done.status}`);
+    pipeRuns.push(await pooled(pool, `cat '${sample}'`, false));
+    const raw = performance.now();
+    await rawPtyRun(`stty -onlcr; cat '${sample}'`);
+    rawPty.push(performance.now() - raw);
+    ptyRuns.push(await pooled(pool, `cat '${sample}'`, true));
   }
   const mb = INGEST_BYTES / 1024 / 1024;
-  const baseRate = mb / (median(baseline) / 1000);
-  const poolRate = mb / (median(pooled) / 1000);
-  const ptyRate = mb / (median(rawPty) / 1000);
+  const rate = (runs: number[]) => mb / (median(runs) / 1000);
+  const [baseRate, pipeRate, ptyRate, rawRate] = [rate(baseline), rate(pipeRuns), rate(ptyRuns), rate(rawPty)];
   console.log(
-    `ingest (${mb} MB, median of ${runs}): pool ${fmt(poolRate, 0)} MB/s, cat to a file ${fmt(baseRate, 0)} MB/s, ratio ${fmt(poolRate / baseRate)} (target >= 0.50)\n` +
-      `  the same bytes through a bare node-pty terminal that does nothing with them: ${fmt(ptyRate, 0)} MB/s; pool / bare pty ${fmt(poolRate / ptyRate)}`,
+    `ingest (${mb} MB, median of ${runs}): cat to a file ${fmt(baseRate, 0)} MB/s, a bare node-pty that discards the bytes ${fmt(rawRate, 0)} MB/s\n` +
+      `  pool, pipe task: ${fmt(pipeRate, 0)} MB/s, ratio to cat ${fmt(pipeRate / baseRate)} (target >= 0.50)\n` +
+      `  pool, terminal task: ${fmt(ptyRate, 0)} MB/s, ratio to the bare node-pty ${fmt(ptyRate / rawRate)} (target >= 0.80)`,
   );
-  recordFigure(ratioFigure('ingest vs cat to a file', poolRate, 'MB/s', baseRate, 'ratio >= 0.50', (r) => r >= 0.5));
-  recordFigure(ratioFigure('ingest vs a bare node-pty', poolRate, 'MB/s', ptyRate, 'ratio >= 0.80', (r) => r >= 0.8));
+  recordFigure(
+    ratioFigure('pipe ingest vs cat to a file', pipeRate, 'MB/s', baseRate, 'ratio >= 0.50', (r) => r >= 0.5),
+  );
+  recordFigure(
+    ratioFigure('terminal ingest vs a bare node-pty', ptyRate, 'MB/s', rawRate, 'ratio >= 0.80', (r) => r >= 0.8),
+  );
 }
 
 async function firstByte(): Promise<void> {
@@ -196,6 +216,7 @@ async function list(): Promise<void> {
         notify: false,
         adopted: false,
         foreground: false,
+        tty: true,
         mark: null,
         containment: 'group',
         containmentNote: null,

@@ -7,7 +7,7 @@ import { IdSchema, SessionModeSchema, SessionSchema, TitleSchema } from './schem
 import { PublicSettingsSchema, SettingsUpdateSchema } from './schemas/settings.js';
 import { ConnectionTestRequestSchema, ConnectionTestResultSchema } from './schemas/connection-test.js';
 import { GrantSchema, PermissionAnswerSchema, PermissionRequestSchema } from './schemas/permission.js';
-import { MessageSchema, MessageTextSchema } from './schemas/message.js';
+import { MessageIdSchema, MessagePageLimitSchema, MessageSchema, MessageTextSchema } from './schemas/message.js';
 import { StorageStateSchema } from './schemas/storage.js';
 import { CommandSchema, ContainmentSchema, TaskIdSchema, TaskRowSchema } from './schemas/task.js';
 
@@ -64,9 +64,15 @@ export const contract = defineContract({
       summary: 'Delete a session and its transcript',
     }),
     listMessages: request({
-      input: BySession,
+      input: BySession.extend({
+        /** Only messages older than this id (an earlier page's first id). */
+        beforeId: MessageIdSchema.optional(),
+        /** Only the newest this many (before `beforeId`); the whole transcript when absent. */
+        limit: MessagePageLimitSchema.optional(),
+      }).strict(),
       output: z.array(MessageSchema),
-      summary: 'The transcript of a session, oldest first',
+      summary:
+        'The transcript of a session, oldest first; with limit, only its newest messages (before beforeId), to load older ones as the reader scrolls up',
     }),
     postMessage: request({
       input: z.object({ sessionId: IdSchema, text: MessageTextSchema }).strict(),

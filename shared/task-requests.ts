@@ -16,6 +16,14 @@ import {
   TaskWithOutputSchema,
 } from './schemas/task.js';
 import { AgentDefinitionProblemSchema, AgentDefinitionSchema, AgentRunSchema } from './schemas/subagent.js';
+import {
+  FINISHED_PAGE_DEFAULT,
+  FinishedCountsSchema,
+  FinishedCursorSchema,
+  FinishedFilterSchema,
+  FinishedLimitSchema,
+  FinishedPageSchema,
+} from './schemas/task-page.js';
 
 /** The contract's requests about tasks: starting, reading, stopping and watching them. */
 
@@ -138,6 +146,50 @@ export const taskRequests = {
     input: BySession,
     output: TaskListSchema,
     summary: 'Every task of a session, oldest first, with the running count',
+  }),
+  openTasks: request({
+    input: BySession.extend({
+      filter: FinishedFilterSchema.default('all'),
+      limit: FinishedLimitSchema.default(FINISHED_PAGE_DEFAULT),
+    }).strict(),
+    output: z.object({
+      /** Queued and running tasks, and leftovers of an earlier run, whole (oldest first). */
+      live: z.array(TaskRowSchema),
+      /** How many finished tasks each filter shows. */
+      counts: FinishedCountsSchema,
+      /** The first page of finished rows under `filter`, newest first. */
+      finished: FinishedPageSchema,
+      /** The highest task number of the session (0 for none): a later task is new to this answer. */
+      newest: z.number().int().nonnegative(),
+    }),
+    summary:
+      'What the tasks panel shows first: the live tasks, the Finished counts and the first page of finished rows (the rest load with pageFinishedTasks)',
+  }),
+  pageFinishedTasks: request({
+    input: BySession.extend({
+      filter: FinishedFilterSchema.default('all'),
+      /** The `next` of the page before; the first page when absent. */
+      after: FinishedCursorSchema.optional(),
+      limit: FinishedLimitSchema.default(FINISHED_PAGE_DEFAULT),
+    }).strict(),
+    output: FinishedPageSchema,
+    summary: 'The next page of finished rows, newest first, after a cursor (stable while tasks start and settle)',
+  }),
+  findTasks: request({
+    input: BySession.extend({
+      taskIds: z
+        .array(TaskIdSchema)
+        .min(1)
+        .max(FINISHED_PAGE_DEFAULT * 5),
+    }).strict(),
+    output: z.object({ tasks: z.array(TaskRowSchema), missing: z.array(TaskIdSchema) }),
+    summary:
+      'Rows of tasks by id (for a link to a task no page has loaded yet); ids the session does not know are missing',
+  }),
+  finishedTaskIds: request({
+    input: BySession.extend({ filter: FinishedFilterSchema.default('all') }).strict(),
+    output: z.object({ ids: z.array(TaskIdSchema) }),
+    summary: 'The ids of every finished task under a filter (what Clear takes: the list as the person saw it)',
   }),
   getTask: request({
     input: ByTask.extend({ tail: TailLinesSchema.optional() }).strict(),

@@ -26,6 +26,7 @@ export function taskRow(patch: Partial<TaskRow> = {}): TaskRow {
     notifyOnFinish: false,
     adopted: false,
     foreground: false,
+    tty: true,
     leftover: false,
     lastOutputAt: null,
     logPath: '/l',

@@ -34,6 +34,7 @@ export function monitorTools(
         kind: 'monitor',
         command: args.command,
         cwd,
+        tty: args.tty === true,
         timeoutSeconds: args.timeout_seconds,
         notifyMode: args.notify,
         checkAfterSeconds: args.check_after_seconds,

@@ -93,6 +93,8 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers, l
         sessionId: context.sessionId,
         command: args.command,
         cwd,
+        // The model's commands run on pipes unless it asks for a terminal (plain text costs it fewer tokens).
+        tty: args.tty === true,
         expectedSeconds: args.expected_seconds,
         timeoutSeconds: args.timeout_seconds,
         notifyOnFinish: args.notify_on_finish === true,

@@ -20,6 +20,7 @@ import type { SettingsService } from './settings.js';
 import type { PermissionService } from '../permissions/permission-service.js';
 import type { AgentTool } from '../agent/tools.js';
 import { watchHandlers } from './handlers-watch.js';
+import { openHandlers } from './handlers-open.js';
 import { workHandlers, type WorkHandlerDeps } from './handlers-work.js';
 import type { Checklists } from '../checklist/checklist.js';
 import { scheduleHandlers } from '../scheduler/schedule-handlers.js';
@@ -85,6 +86,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       portsSupported: d.portsSupported,
     }),
     ...workHandlers({ ...d.work, checklists: d.checklists, requireSession }),
+    ...openHandlers({ pool, requireSession }),
     ...scheduleHandlers({
       scheduler: d.scheduling,
       requireSession,
@@ -117,7 +119,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       await rm(join(d.dataDir, 'sessions', id), { recursive: true, force: true });
       return deleted;
     },
-    listMessages: ({ sessionId }) => sessions.messages(sessionId),
+    listMessages: ({ sessionId, beforeId, limit }) => sessions.messages(sessionId, { beforeId, limit }),
     postMessage: ({ sessionId, text }) => agent.submit(sessionId, text).message,
     cancelTurn: ({ sessionId }) => {
       requireSession(sessionId);
@@ -225,7 +227,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
           path: 'taskId',
         });
       // The person chose to run it again: it runs as their shell line, in the folder it ran in.
-      return d.shell.run(sessionId, task.command, !task.foreground || task.adopted, task.cwd);
+      return d.shell.run(sessionId, task.command, !task.foreground || task.adopted, task.cwd, task.tty);
     },
     revealTaskLog: ({ sessionId, taskId }) => {
       requireSession(sessionId);

@@ -173,7 +173,9 @@ function describeOperation(route: Route, params: string[]): Record<string, unkno
       name: restName,
       in: 'query',
       required: required.has(snake(field)),
-      schema: properties[snake(field)] ?? {},
+      schema: route.querySchemas?.[restName]
+        ? toRestSchema(route.querySchemas[restName], 'input')
+        : (properties[snake(field)] ?? {}),
     });
   }
   const operation: Record<string, unknown> = { operationId: route.request, summary: def.summary, parameters };

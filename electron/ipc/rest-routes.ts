@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ShellResultSchema } from '../../shared/contract.js';
 import { TaskRowSchema } from '../../shared/schemas/task.js';
+import { FinishedCountsSchema, type FinishedPage, type OpenTasks } from '../../shared/schemas/task-page.js';
 
 export const REST_PREFIX = '/api';
 
@@ -17,9 +18,21 @@ export interface Route {
   presented?: z.ZodType;
   /** Query parameters, for the OpenAPI document: the name REST reads → the contract's field it fills. */
   query?: Readonly<Record<string, string>>;
+  /** A query parameter REST spells differently from the contract's field (a cursor as one word): its schema. */
+  querySchemas?: Readonly<Record<string, z.ZodType>>;
 }
 
 const ID = '([^/]+)';
+
+/**
+ * A finished page's cursor as REST spells it: one word, `AT.N` (the last row's start time in ms and
+ * its task number), so a client passes `next` back as `?after=` unchanged.
+ */
+const RestCursorSchema = z
+  .string()
+  .regex(/^-?\d{1,16}\.\d{1,12}$/)
+  .describe("The `next` of the page before, as it came (the last row's start time in ms, a dot, its task number)");
+const RestPageSchema = z.object({ tasks: z.array(TaskRowSchema), next: RestCursorSchema.nullable() });
 
 /** The operator's shell line answers with the task's row, plus the output and notice of a foreground run. */
 const shellAnswer: Pick<Route, 'present' | 'presented'> = {
@@ -114,7 +127,12 @@ export const routes: readonly Route[] = [
     method: 'GET',
     pattern: re(`/sessions/${ID}/messages`),
     request: 'listMessages',
-    input: ([sessionId]) => ({ sessionId }),
+    input: ([sessionId], _body, query) => ({
+      sessionId,
+      ...optionalNumber(query, 'before_id', 'beforeId'),
+      ...optionalNumber(query, 'limit'),
+    }),
+    query: { before_id: 'beforeId', limit: 'limit' },
   },
   {
     method: 'POST',
@@ -172,6 +190,42 @@ export const routes: readonly Route[] = [
     pattern: re(`/sessions/${ID}/background-tasks`),
     request: 'clearFinishedTasks',
     input: ([sessionId]) => ({ sessionId }),
+  },
+  {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/background-tasks/open`),
+    request: 'openTasks',
+    input: ([sessionId], _body, query) => ({
+      sessionId,
+      ...optionalText(query, 'filter'),
+      ...optionalNumber(query, 'limit'),
+    }),
+    query: { filter: 'filter', limit: 'limit' },
+    present: (value) => {
+      const open = value as OpenTasks;
+      return { ...open, finished: restPage(open.finished) };
+    },
+    presented: z.object({
+      live: z.array(TaskRowSchema),
+      counts: FinishedCountsSchema,
+      finished: RestPageSchema,
+      newest: z.number().int(),
+    }),
+  },
+  {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/background-tasks/finished`),
+    request: 'pageFinishedTasks',
+    input: ([sessionId], _body, query) => ({
+      sessionId,
+      ...optionalText(query, 'filter'),
+      ...optionalNumber(query, 'limit'),
+      ...cursorFrom(query),
+    }),
+    query: { filter: 'filter', limit: 'limit', after: 'after' },
+    querySchemas: { after: RestCursorSchema },
+    present: (value) => restPage(value as FinishedPage),
+    presented: RestPageSchema,
   },
   {
     method: 'POST',
@@ -301,6 +355,24 @@ export const routes: readonly Route[] = [
     ...shellAnswer,
   },
 ];
+
+/** A query parameter passed on as text when given. */
+function optionalText(query: URLSearchParams, name: string, key = name): Record<string, unknown> {
+  const raw = query.get(name);
+  return raw === null ? {} : { [key]: raw };
+}
+
+function restPage(page: FinishedPage): { tasks: FinishedPage['tasks']; next: string | null } {
+  return { tasks: page.tasks, next: page.next ? `${page.next.at}.${page.next.n}` : null };
+}
+
+/** `?after=AT.N` to the contract's cursor; anything else is passed on as sent, so validation names `after`. */
+function cursorFrom(query: URLSearchParams): Record<string, unknown> {
+  const raw = query.get('after');
+  if (raw === null) return {};
+  const match = /^(-?\d{1,16})\.(\d{1,12})$/.exec(raw);
+  return { after: match ? { at: Number(match[1]), n: Number(match[2]) } : raw };
+}
 
 /** A query parameter the contract wants as a number; a non-number is passed on so validation names it. */
 function optionalNumber(query: URLSearchParams, name: string, key = name): Record<string, unknown> {

@@ -12,6 +12,8 @@ export interface StartRequest {
   command: string;
   cwd: string;
   kind?: TaskKind | undefined;
+  /** Commands: a pseudo-terminal (default: what a person's own start gets) or, with false, pipes. */
+  tty?: boolean | undefined;
   env?: Readonly<Record<string, string>>;
   expectedSeconds?: number | undefined;
   timeoutSeconds?: number | undefined;

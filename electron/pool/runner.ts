@@ -10,6 +10,11 @@ export interface Spec {
   env: Readonly<Record<string, string>>;
   /** Carried by every process the task starts, so even one that leaves its container is found. */
   mark: Mark;
+  /**
+   * Commands: whether the shell gets a pseudo-terminal (colours, prompts, `test -t 1` true) or
+   * pipes (plain text, stdout and stderr merged in order). Absent: a terminal.
+   */
+  tty?: boolean;
   /** Agent tasks: what the request carried for the runner (opaque to the pool). */
   payload?: unknown;
 }
@@ -62,7 +67,7 @@ export interface RunnerHandle {
   /** Backpressure from the output sink. */
   pause(): void;
   resume(): void;
-  /** Answers a task waiting for terminal input. */
+  /** Answers a task waiting for input (its terminal, or its stdin pipe). */
   write(data: string): void;
 }
 

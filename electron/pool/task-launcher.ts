@@ -69,6 +69,7 @@ export class TaskLauncher {
           cwd: record.cwd,
           env: {},
           mark,
+          tty: record.tty,
           ...(record.payload === undefined ? {} : { payload: record.payload }),
         },
         {

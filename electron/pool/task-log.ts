@@ -8,13 +8,27 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../store/private-files.js';
  * The on-disk record of a task's output: every raw byte, in order. Writes report
  * backpressure so the producer can be paused instead of buffering without bound.
  */
-/** Small terminal reads (a pty hands over about 4 KiB at a time) are gathered into writes of up to this size. */
+/**
+ * Small terminal reads (a pty hands over about 4 KiB at a time, one per turn of the event loop)
+ * are gathered into one write of up to this size, or of what came within LOG_FLUSH_MS: the stream
+ * is corked and then uncorked, so the gathered chunks go to disk in one writev, never copied into
+ * a bigger buffer first. A write per read would cost more than the read (measured: a terminal task
+ * ingested at 0.65x a bare node-pty, at 0.8x or better with this).
+ */
 export const LOG_WRITE_BATCH_BYTES = 256 * 1024;
+/** The longest output waits in memory before it is written: a reader of the log sees it this late at most. */
+export const LOG_FLUSH_MS = 10;
 /**
  * How far the disk may fall behind before the producer is paused. Small values stall a fast
  * task on every write round-trip; this keeps memory bounded per task while letting it stream.
  */
 export const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
+/**
+ * A paused producer is resumed once the disk is this close to caught up, not only when it is
+ * wholly caught up: the task refills the pipe while the last writes finish, so output keeps
+ * flowing instead of stopping and starting at every 4 MiB.
+ */
+export const LOG_LOW_WATER_BYTES = 1024 * 1024;
 
 /** What a log missed while its disk was full: where the gap begins, and how many bytes it holds. */
 export interface LogGap {
@@ -34,13 +48,16 @@ export class TaskLog {
   #failed: Error | null = null;
   /** Set while the disk is full: the task keeps running, its output is counted but not kept. */
   #waiting: { atByte: number } | null = null;
-  #pending: Buffer[] = [];
+  /** Bytes written into the corked stream since it was corked; 0 when it is not corked. */
   #pendingBytes = 0;
+  #corked: WriteStream | null = null;
   /** Every byte the task gave the log, kept or not: the file should hold exactly this many. */
   #accepted = 0;
   #missed = 0;
-  #flushScheduled = false;
+  #flushTimer: NodeJS.Timeout | null = null;
   #behind = false;
+  /** Waiting for the disk to catch up (onDrain). */
+  #waiters: (() => void)[] = [];
 
   constructor(path: string, hooks: TaskLogHooks = {}) {
     this.path = path;
@@ -60,8 +77,7 @@ export class TaskLog {
       if (this.#hooks.noRoom?.(error)) {
         // The bytes in flight are lost with the stream; how many is known when room returns.
         this.#waiting ??= { atByte: this.#savedBytes() };
-        this.#behind = false;
-        stream.emit('drain');
+        this.#caughtUp();
       } else this.#failed = error;
     });
     return stream;
@@ -80,35 +96,48 @@ export class TaskLog {
   write(chunk: Buffer): boolean {
     this.#accepted += chunk.length;
     if (this.#failed || this.#waiting) return true;
-    this.#pending.push(chunk);
+    const stream = this.#stream;
+    if (this.#corked !== stream) {
+      this.#flush();
+      stream.cork();
+      this.#corked = stream;
+    }
+    this.#flushTimer ??= setTimeout(() => this.#flush(), LOG_FLUSH_MS);
+    if (!stream.write(chunk, this.#written) && !this.#behind) {
+      this.#behind = true;
+      stream.once('drain', this.#caughtUp);
+    }
     this.#pendingBytes += chunk.length;
     if (this.#pendingBytes >= LOG_WRITE_BATCH_BYTES) this.#flush();
-    else if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(() => this.#flush());
-    }
     return !this.#behind;
   }
 
+  /** Sends what was gathered since the cork to disk (one writev). */
   #flush(): void {
-    this.#flushScheduled = false;
-    if (this.#pendingBytes === 0 || this.#failed || this.#waiting) {
-      this.#pending = [];
-      this.#pendingBytes = 0;
-      return;
-    }
-    const data = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending, this.#pendingBytes);
-    this.#pending = [];
+    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer = null;
     this.#pendingBytes = 0;
-    if (!this.#stream.write(data)) {
-      this.#behind = true;
-      this.#stream.once('drain', () => (this.#behind = false));
-    }
+    const corked = this.#corked;
+    this.#corked = null;
+    if (corked && !corked.destroyed) corked.uncork();
   }
 
+  /** Calls `listener` once the disk has (nearly) caught up; at once, on the next turn, when it is not behind. */
   onDrain(listener: () => void): void {
-    this.#stream.once('drain', listener);
+    if (this.#behind) this.#waiters.push(listener);
+    else setImmediate(listener);
   }
+
+  readonly #written = (): void => {
+    if (this.#behind && this.#stream.writableLength <= LOG_LOW_WATER_BYTES) this.#caughtUp();
+  };
+
+  readonly #caughtUp = (): void => {
+    this.#behind = false;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const waiter of waiters) waiter();
+  };
 
   /** A failure other than a full disk: the log stays as it is. */
   get error(): Error | null {

@@ -56,6 +56,8 @@ export interface TaskRecord {
   notify: boolean;
   adopted: boolean;
   foreground: boolean;
+  /** Commands: a pseudo-terminal (true) or pipes (false); see TaskRow.tty. */
+  tty: boolean;
   logPath: string;
   /** Monitors: how the agent is woken; null for other tasks. */
   notifyMode: MonitorNotify | null;
@@ -97,6 +99,7 @@ export interface NewTask {
   timeoutSeconds: number;
   notify: boolean;
   foreground: boolean;
+  tty: boolean;
   logPath: string;
   notifyMode: MonitorNotify | null;
   checkAfterSeconds: number | null;
@@ -162,6 +165,8 @@ export function recordForRequest(
     // A monitor wakes at its exit unless told never to.
     notify: !foreground && !owned && (monitor ? notifyMode !== 'none' : (request.notifyOnFinish ?? false)),
     foreground,
+    // A terminal unless the starter asked for pipes (the model's tools do); an agent has neither.
+    tty: request.kind === 'agent' ? false : (request.tty ?? true),
     logPath: join(place.dataDir, 'sessions', request.sessionId, 'background', taskId(request.kind, seq), 'output.log'),
     notifyMode,
     checkAfterSeconds: monitor ? (request.checkAfterSeconds ?? CHECK_AFTER_DEFAULT_SECONDS) : null,

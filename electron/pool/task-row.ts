@@ -58,6 +58,7 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     notifyOnFinish: record.notify,
     adopted: record.adopted,
     foreground: record.foreground,
+    tty: record.tty,
     leftover: status === 'orphaned' && (context.leftover ?? false),
     containment: record.containment,
     containmentNote: record.containmentNote,

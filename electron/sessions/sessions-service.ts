@@ -75,9 +75,11 @@ export class SessionsService {
     return { id };
   }
 
-  messages(sessionId: string): Message[] {
+  /** The transcript, oldest first; with a limit, its newest messages (before `beforeId`). */
+  messages(sessionId: string, page: { beforeId?: number | undefined; limit?: number | undefined } = {}): Message[] {
     this.get(sessionId);
-    return this.#messages.list(sessionId);
+    if (page.limit === undefined && page.beforeId === undefined) return this.#messages.list(sessionId);
+    return this.#messages.page(sessionId, page.limit ?? Number.MAX_SAFE_INTEGER, page.beforeId);
   }
 
   /** The tool rows that stand for or concern a task, oldest first. */

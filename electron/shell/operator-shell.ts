@@ -35,10 +35,19 @@ export class OperatorShell {
     this.#handovers = handovers;
   }
 
-  /** `cwd`: where it runs (a rerun keeps the folder of the task it repeats); the configured folder by default. */
-  async run(sessionId: string, command: string, background: boolean, cwd = this.#cwd()): Promise<ShellResult> {
+  /**
+   * `cwd`: where it runs (a rerun keeps the folder of the task it repeats); the configured folder by default.
+   * `tty`: a person's line gets a terminal; a rerun keeps what the task it repeats had.
+   */
+  async run(
+    sessionId: string,
+    command: string,
+    background: boolean,
+    cwd = this.#cwd(),
+    tty = true,
+  ): Promise<ShellResult> {
     this.#sessions.get(sessionId);
-    const request = { sessionId, command, cwd };
+    const request = { sessionId, command, cwd, tty };
     if (background) {
       const record = await this.#pool.start(request);
       this.#sessions.addToolMessage(sessionId, command, record.id);

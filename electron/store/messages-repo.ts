@@ -109,12 +109,15 @@ export class MessagesRepo {
   readonly #update: Statement;
   readonly #settle: Statement;
   readonly #byTask: Statement;
+  readonly #page: Statement;
 
   constructor(db: Database) {
     this.#settle = db.prepare(
       "UPDATE messages SET status = 'cancelled' WHERE status IN ('streaming', 'running', 'waiting')",
     );
     this.#list = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id`);
+    // Served by the (session_id, id) index: the newest `limit` before an id, whatever the transcript's length.
+    this.#page = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`);
     this.#insert = db.prepare(
       `INSERT INTO messages (session_id, role, text, task_id, tool_name, tool_call_id, tool_args, tool_result, tool_display, status, automated, schedule, created_at)
        VALUES (@session_id, @role, @text, @task_id, @tool_name, @tool_call_id, @tool_args, @tool_result, @tool_display, @status, @automated, @schedule, @created_at)`,
@@ -140,6 +143,14 @@ export class MessagesRepo {
    */
   list(sessionId: string): Message[] {
     return this.#list.all(sessionId).map(toMessage);
+  }
+
+  /** The newest `limit` messages older than `beforeId` (all when absent), oldest first. */
+  page(sessionId: string, limit: number, beforeId?: number): Message[] {
+    return this.#page
+      .all(sessionId, beforeId ?? Number.MAX_SAFE_INTEGER, limit)
+      .map(toMessage)
+      .reverse();
   }
 
   /** The tool rows of a session that stand for or concern a task, oldest first. */

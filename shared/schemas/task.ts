@@ -153,6 +153,12 @@ export const TaskRowSchema = z.object({
   adopted: z.boolean(),
   /** Started in the foreground (a `!` line, a foreground tool call); with `adopted`, later handed to the background. */
   foreground: z.boolean(),
+  /**
+   * Runs in a pseudo-terminal (true: the operator's lines, REST and UI starts, a model's command
+   * that asked with tty: true) or on pipes (false: a model's commands by default, stdout and
+   * stderr merged in order, no colour). A rerun keeps it. Rows from before pipes read true.
+   */
+  tty: z.boolean(),
   /** Orphaned, and its processes are provably still running from an earlier run: stop or reap ends them. */
   leftover: z.boolean(),
   /** How its processes are held together; null until it starts. */

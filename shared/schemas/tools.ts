@@ -19,6 +19,14 @@ const ReadyInput = ReadyCheckSchema.describe(
     'http: this URL on this machine answers below 500; pattern: a line of its output matches this regular expression',
 );
 const NotifyOnReady = z.boolean().describe('With ready: wake you once when it is ready, or if it dies before it is');
+/** One declaration for both command tools: the model's JSON Schema shows this text. */
+const Tty = z
+  .boolean()
+  .default(false)
+  .describe(
+    'Run it in a terminal (default false: plain pipes, stdout and stderr merged in order, no colour). ' +
+      'Only for a command that needs a terminal: it refuses to run without one, or prompts on it',
+  );
 const WorkItemId = z
   .number()
   .int()
@@ -56,6 +64,7 @@ export const RunCommandInput = z
     ready: ReadyInput.optional(),
     notify_on_ready: NotifyOnReady.optional(),
     work_item_id: WorkItemId.optional(),
+    tty: Tty,
   })
   .strict();
 
@@ -79,6 +88,7 @@ export const MonitorCommandInput = z
     ready: ReadyInput.optional(),
     notify_on_ready: NotifyOnReady.optional(),
     work_item_id: WorkItemId.optional(),
+    tty: Tty,
   })
   .strict();
 

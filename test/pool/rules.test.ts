@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY, resolveTimeoutSeconds } from '../../electron/pool/policy.js';
 import { describeExit } from '../../electron/pool/exit-codes.js';
@@ -76,6 +77,36 @@ describe('output window', () => {
     for (let i = 0; i < 100_000; i++) window.append(Buffer.from('x'));
     expect(window.bytes().length).toBe(1024);
   });
+  it('holds exactly the last cap bytes of whatever was appended, growing past its first room', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20_000 }),
+        fc.array(fc.uint8Array({ maxLength: 9000 }), { maxLength: 40 }),
+        (cap, chunks) => {
+          const window = new OutputWindow(cap);
+          let all = Buffer.alloc(0);
+          for (const chunk of chunks) {
+            window.append(Buffer.from(chunk));
+            all = Buffer.concat([all, Buffer.from(chunk)]);
+            expect(window.bytes().equals(all.subarray(Math.max(0, all.length - cap)))).toBe(true);
+            expect(window.totalBytes).toBe(all.length);
+            expect(window.truncated).toBe(all.length > cap);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+  it('keeps no chunk it was given, and a copy it gave is not changed by later output', () => {
+    const window = new OutputWindow(8);
+    const given = Buffer.from('abcdefgh');
+    window.append(given);
+    given.fill(0);
+    const before = window.bytes();
+    window.append(Buffer.from('XYZ'));
+    expect(before.toString()).toBe('abcdefgh');
+    expect(window.bytes().toString()).toBe('defghXYZ');
+  });
 });
 
 describe('terminal text', () => {
@@ -134,6 +165,7 @@ describe('task rows', () => {
     notify: false,
     adopted: false,
     foreground: false,
+    tty: true,
     logPath: '/l',
     mark: null,
     containment: 'group',

@@ -133,13 +133,15 @@ export function finishedClock(task: TaskRow): string {
  * one. Only background tasks count: a foreground `!cmd` that ended in its wait is not one. Once
  * anything but shells runs, it counts by kind as the nav rail does ("1 shell, 2 monitors").
  */
-export function chipLabel(tasks: readonly TaskRow[]): string | null {
+export function chipLabel(tasks: readonly TaskRow[], settledBackground = 0): string | null {
   const background = tasks.filter(isBackground);
-  if (background.length === 0) return null;
   const running = background.filter(isActive);
   if (running.some((task) => task.kind !== 'command')) return runningByKindLabel(running);
   if (running.length > 0) return countLabel(running.length, 'running task', 'running tasks');
-  return countLabel(background.length, 'background task', 'background tasks');
+  // Finished rows load page by page: how many ran in the background is counted, not listed.
+  const total = settledBackground + background.filter((task) => !isActive(task)).length;
+  if (total === 0) return null;
+  return countLabel(total, 'background task', 'background tasks');
 }
 
 /** The kinds in the order they are counted and grouped, with their nouns. */

@@ -1,4 +1,12 @@
 import type { TaskRow } from '@shared/contract.js';
+import {
+  FINISHED_PAGE_DEFAULT,
+  finishedIds,
+  finishedPage,
+  openTasks,
+  type FinishedCursor,
+  type FinishedFilter,
+} from '@shared/schemas/task-page.js';
 
 /** A task row for tests, running since `startedAt` unless told otherwise. */
 export function taskRow(id: string, patch: Partial<TaskRow> = {}): TaskRow {
@@ -26,6 +34,7 @@ export function taskRow(id: string, patch: Partial<TaskRow> = {}): TaskRow {
     notifyOnFinish: false,
     adopted: false,
     foreground: false,
+    tty: true,
     leftover: false,
     containment: 'cgroup',
     containmentNote: null,
@@ -52,4 +61,29 @@ export function taskRow(id: string, patch: Partial<TaskRow> = {}): TaskRow {
 
 export function settledRow(id: string, endedAt: string, patch: Partial<TaskRow> = {}): TaskRow {
   return taskRow(id, { status: 'succeeded', exitCode: 0, endedAt, running: false, elapsedSeconds: 4, ...patch });
+}
+
+/**
+ * The paged task requests (openTasks, pageFinishedTasks, findTasks, finishedTaskIds) of a fake
+ * API, answered from `rows()` by the host's own paging rules.
+ */
+export function taskPages(rows: () => readonly TaskRow[]) {
+  return {
+    openTasks: async ({ filter = 'all', limit = FINISHED_PAGE_DEFAULT }: { filter?: FinishedFilter; limit?: number }) =>
+      openTasks(rows(), filter, limit),
+    pageFinishedTasks: async ({
+      filter = 'all',
+      after,
+      limit = FINISHED_PAGE_DEFAULT,
+    }: {
+      filter?: FinishedFilter;
+      after?: FinishedCursor;
+      limit?: number;
+    }) => finishedPage(rows(), filter, after ?? null, limit),
+    findTasks: async ({ taskIds }: { taskIds: string[] }) => ({
+      tasks: rows().filter((row) => taskIds.includes(row.id)),
+      missing: taskIds.filter((id) => !rows().some((row) => row.id === id)),
+    }),
+    finishedTaskIds: async ({ filter = 'all' }: { filter?: FinishedFilter }) => ({ ids: finishedIds(rows(), filter) }),
+  };
 }

@@ -8,7 +8,7 @@ import type { DroverApi } from '../../lib/api.js';
 import { TasksState } from '../../lib/state/tasks.svelte.js';
 import { TranscriptState } from '../../lib/state/transcript.svelte.js';
 import ToolRow from './ToolRow.svelte';
-import { taskRow as testTaskRow } from '../../lib/test-tasks.js';
+import { taskRow as testTaskRow, taskPages } from '../../lib/test-tasks.js';
 
 const ESC = '\u001b';
 const RLO = '\u202e';
@@ -36,7 +36,7 @@ function callRow(command: string, patch: Partial<Message> = {}): Message {
 }
 
 function renderRow(message: Message, onGoToRequest?: () => void) {
-  const api = { listTasks: async () => ({ tasks: [], runningCount: 0 }), on: () => () => {} } as unknown as DroverApi;
+  const api = { ...taskPages(() => []), on: () => () => {} } as unknown as DroverApi;
   const tasks = new TasksState(api, 's1');
   return render(ToolRow, { message, tasks, ...(onGoToRequest ? { onGoToRequest } : {}) });
 }
@@ -107,7 +107,7 @@ describe('ToolRow', () => {
 function liveTasks(rows: TaskRow[], calls: string[] = []) {
   const handlers = new Map<string, (payload: unknown) => void>();
   const api = {
-    listTasks: async () => ({ tasks: rows, runningCount: 0 }),
+    ...taskPages(() => rows),
     getTask: async ({ taskId }: { taskId: string }) => ({
       task: rows.find((row) => row.id === taskId)!,
       output: { text: 'live output', totalBytes: 11, truncated: false },

@@ -7,7 +7,7 @@ import type { DroverApi } from '../../lib/api.js';
 import type { ConnectionState } from '../../lib/state/connection.svelte.js';
 import { AGENT_REFETCH_MS } from '../../lib/state/agent-run.svelte.js';
 import { TasksState } from '../../lib/state/tasks.svelte.js';
-import { taskRow } from '../../lib/test-tasks.js';
+import { taskRow, taskPages } from '../../lib/test-tasks.js';
 import TaskView from './TaskView.svelte';
 
 const at = '2025-01-01T12:00:01.000Z';
@@ -29,7 +29,7 @@ function fakeApi(rows: TaskRow[], runs: AgentRun[]) {
   const readTaskLog = vi.fn(async () => ({ data: '', fromByte: 0, toByte: 0, truncated: false }));
   const stopTask = vi.fn(async () => ({ task: { ...rows[0]!, status: 'stopped' }, output: {}, agent: null }));
   const api = {
-    listTasks: async () => ({ tasks: rows, runningCount: 1 }),
+    ...taskPages(() => rows),
     getAgentRun,
     readTaskLog,
     stopTask,

@@ -5,7 +5,7 @@ import type { TaskRow } from '@shared/contract.js';
 import type { DroverApi } from '../../lib/api.js';
 import { PanelFocus } from '../../lib/panel-focus.js';
 import { TasksState } from '../../lib/state/tasks.svelte.js';
-import { settledRow, taskRow } from '../../lib/test-tasks.js';
+import { settledRow, taskRow, taskPages } from '../../lib/test-tasks.js';
 import TaskList from './TaskList.svelte';
 
 type Listener = (payload: { task: TaskRow }) => void;
@@ -14,7 +14,7 @@ type Listener = (payload: { task: TaskRow }) => void;
 function fakeApi(tasks: TaskRow[]): DroverApi & { push: (task: TaskRow) => void } {
   const listeners: Listener[] = [];
   return {
-    listTasks: vi.fn(async () => ({ tasks, runningCount: tasks.filter((t) => t.status === 'running').length })),
+    ...taskPages(() => tasks),
     on: (name: string, listener: Listener) => {
       if (name === 'taskUpdated') listeners.push(listener);
       return () => {};

@@ -1,14 +1,14 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
 import type { DroverApi } from '../api.js';
-import { taskRow } from '../test-tasks.js';
+import { taskRow, taskPages } from '../test-tasks.js';
 import { TasksState } from './tasks.svelte.js';
 
 /** Just enough of the api: one listing, and a way to fire events. */
 function fakeApi(rows: ReturnType<typeof taskRow>[]) {
   const listeners = new Map<string, (payload: unknown) => void>();
   const api = {
-    listTasks: async () => ({ tasks: rows, runningCount: rows.length }),
+    ...taskPages(() => rows),
     on: (name: string, listener: (payload: unknown) => void) => {
       listeners.set(name, listener);
       return () => listeners.delete(name);

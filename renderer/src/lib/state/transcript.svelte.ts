@@ -1,14 +1,19 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { Message } from '@shared/contract.js';
+import { MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from '@shared/schemas/message.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
+import type { OpenPrefetch } from './open-prefetch.js';
 
 /**
  * The transcript of one session, oldest first. Messages are added (`messageAdded`) and
  * change in place (`messageUpdated`: streaming text grows, a tool call settles), always
  * replaced whole by id. Events that arrive while a load is in flight are replayed onto
  * its answer, so a reload never puts back an older copy of a message.
+ *
+ * A session opens on its newest page of messages; older pages load as the reader scrolls up
+ * (`loadOlder`), with the oldest loaded id as the cursor (issue 18).
  */
 export class TranscriptState {
   readonly #api: DroverApi;
@@ -21,15 +26,23 @@ export class TranscriptState {
   #sending = $state(false);
   #postError = $state<string | null>(null);
   #loadSeq = 0;
+  /** Older messages wait before the first one held. */
+  #hasOlder = $state(false);
+  #loadingOlder = $state(false);
+  #olderError = $state<string | null>(null);
   /** Foreground commands being handed to the background at the person's request, and why one was not. */
   readonly #moving = new SvelteSet<string>();
   readonly #moveErrors = new SvelteMap<string, string>();
   /** Messages delivered by events during the load in flight, replayed onto its answer. */
   #pending: Message[] | null = null;
 
-  constructor(api: DroverApi, sessionId: string) {
+  readonly #prefetch: OpenPrefetch | null;
+
+  /** `prefetch`: where the first page may already be on its way (the page opened on this session). */
+  constructor(api: DroverApi, sessionId: string, prefetch: OpenPrefetch | null = null) {
     this.#api = api;
     this.#sessionId = sessionId;
+    this.#prefetch = prefetch;
   }
 
   get sessionId(): string {
@@ -38,6 +51,47 @@ export class TranscriptState {
 
   get messages(): readonly Message[] {
     return this.#messages;
+  }
+
+  /** Older messages than those held exist (scrolling up loads them). */
+  get hasOlder(): boolean {
+    return this.#hasOlder;
+  }
+
+  get loadingOlder(): boolean {
+    return this.#loadingOlder;
+  }
+
+  /** Why the last older page could not load. */
+  get olderError(): string | null {
+    return this.#olderError;
+  }
+
+  /** Loads the page before the first message held; true when it added any. */
+  async loadOlder(): Promise<boolean> {
+    const first = this.#messages[0];
+    if (!this.#hasOlder || this.#loadingOlder || !first) return false;
+    const seq = this.#loadSeq;
+    this.#loadingOlder = true;
+    this.#olderError = null;
+    try {
+      const older = await this.#api.listMessages({
+        sessionId: this.#sessionId,
+        beforeId: first.id,
+        limit: MESSAGE_PAGE_DEFAULT,
+      });
+      if (seq !== this.#loadSeq) return false;
+      this.#hasOlder = older.length === MESSAGE_PAGE_DEFAULT;
+      const held = new Set(this.#messages.map((message) => message.id));
+      const fresh = older.filter((message) => !held.has(message.id));
+      if (fresh.length > 0) this.#messages = [...fresh, ...this.#messages];
+      return fresh.length > 0;
+    } catch (error) {
+      if (seq === this.#loadSeq) this.#olderError = `Could not load earlier messages: ${errorMessage(error)}`;
+      return false;
+    } finally {
+      if (seq === this.#loadSeq) this.#loadingOlder = false;
+    }
   }
 
   get loaded(): boolean {
@@ -85,8 +139,18 @@ export class TranscriptState {
     this.#pending = [];
     this.#loading = true;
     try {
-      const fresh = await this.#api.listMessages({ sessionId: this.#sessionId });
+      // A reload (after a reconnect) keeps as much as the reader had loaded, up to the most a page holds.
+      const limit = Math.min(MESSAGE_PAGE_MAX, Math.max(MESSAGE_PAGE_DEFAULT, this.#messages.length));
+      const prefetched = limit === MESSAGE_PAGE_DEFAULT ? this.#prefetch?.takeMessages(this.#sessionId) : null;
+      // Events that came since the prefetch was sent go before those seen since this load began.
+      if (prefetched) this.#pending = [...prefetched.events, ...(this.#pending ?? [])];
+      const fresh = await (prefetched?.answer ?? this.#api.listMessages({ sessionId: this.#sessionId, limit }));
       if (seq !== this.#loadSeq) return;
+      const first = fresh[0];
+      // Held messages older than the fresh page are dropped: the transcript stays one unbroken run.
+      this.#messages = first ? this.#messages.filter((message) => message.id >= first.id) : [];
+      this.#hasOlder = fresh.length === limit;
+      this.#loadingOlder = false;
       this.#merge([...fresh, ...(this.#pending ?? [])]);
       this.#loaded = true;
       this.#loadError = null;
@@ -153,6 +217,9 @@ export class TranscriptState {
   }
 
   #receive(message: Message): void {
+    // A change to a message older than those held is not shown: its page brings it when loaded.
+    const first = this.#messages[0];
+    if (this.#hasOlder && first && message.id < first.id) return;
     this.#merge([message]);
     this.#pending?.push(message);
   }

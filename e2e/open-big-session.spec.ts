@@ -1,0 +1,55 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test as base, expect } from '@playwright/test';
+import { removeDataDir, startHost } from './host.js';
+import { seedBigSession } from './seed-session.js';
+import { shoot } from './screens.js';
+
+const LAST = 'The last word of a long session.';
+
+// A session with 3,000 finished tasks and 600 messages opens on its newest page (issue 18);
+// scrolling up brings older messages without moving what is read, scrolling Finished brings more rows.
+base(
+  'a big session opens on its last page and loads older messages and more finished rows as they scroll into view',
+  async ({ page }, testInfo) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'drover-e2e-big-'));
+    seedBigSession(dataDir, { session: 'bigsession', finished: 3_000, messages: 600, lastText: LAST });
+    const host = await startHost({ dataDir });
+    try {
+      await page.goto(`${host.url}#/s/bigsession/tasks`);
+      const transcript = page.getByTestId('transcript');
+      await expect(transcript.locator('li').last()).toContainText(LAST);
+      await expect(page.getByTestId('finished-toggle')).toContainText('Finished 3000');
+      const heldAtOpen = await transcript.locator(':scope > ol > li').count();
+      expect(heldAtOpen).toBeLessThan(600);
+
+      // Scroll to the top: older messages are put above, and the message that was first stays in view.
+      const firstText = await transcript.locator(':scope > ol > li').first().innerText();
+      const scroller = transcript.locator('xpath=..');
+      await scroller.evaluate((element) => (element.scrollTop = 0));
+      await expect.poll(() => transcript.locator(':scope > ol > li').count()).toBeGreaterThan(heldAtOpen);
+      await expect(transcript.locator(':scope > ol > li', { hasText: firstText }).first()).toBeInViewport();
+
+      // Finished: the first page shows, and scrolling to its end loads the next one.
+      await page.getByTestId('finished-toggle').click();
+      const rows = page.getByTestId('finished-row');
+      await expect(rows.first()).toBeVisible();
+      const list = page.locator('.finished-vlist');
+      const deep = rows.filter({ hasText: 'npm run step -- 2800' });
+      await expect
+        .poll(
+          async () => {
+            await list.evaluate((element) => (element.scrollTop = element.scrollHeight));
+            return deep.count();
+          },
+          { timeout: 20_000 },
+        )
+        .toBeGreaterThan(0);
+      await shoot(page, testInfo, 'open-big-session');
+    } finally {
+      await host.stop();
+      removeDataDir(dataDir);
+    }
+  },
+);

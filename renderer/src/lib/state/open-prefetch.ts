@@ -1,0 +1,104 @@
+import type { Message, TaskRow } from '@shared/contract.js';
+import { MESSAGE_PAGE_DEFAULT } from '@shared/schemas/message.js';
+import { FINISHED_PAGE_DEFAULT, type FinishedFilter } from '@shared/schemas/task-page.js';
+import type { DroverApi } from '../api.js';
+
+/** A prefetch nobody took by then (the session did not exist, the person went elsewhere) is dropped. */
+const PREFETCH_KEEP_MS = 10_000;
+
+type OpenTasksAnswer = Awaited<ReturnType<DroverApi['openTasks']>>;
+
+/** A first request sent early, with the events of its session that came since it was sent. */
+export interface Prefetched<Answer, Event> {
+  answer: Promise<Answer>;
+  /** The events buffered from the request until it was taken, oldest first. */
+  events: readonly Event[];
+}
+
+export type TaskEvent = { row: TaskRow } | { removed: readonly string[] };
+
+interface Entry {
+  sessionId: string;
+  messages: Promise<Message[]> | null;
+  tasks: Promise<OpenTasksAnswer> | null;
+  messageEvents: Message[];
+  taskEvents: TaskEvent[];
+  stop: () => void;
+}
+
+/**
+ * The first requests of the session a page opens on, sent at once rather than after the session
+ * list answers (issue 18: opening a big session without a round trip in the way). The transcript
+ * and the tasks take them when they start; the events that came meanwhile are handed over with
+ * them, so nothing that happened between the request and the taking is lost.
+ */
+export class OpenPrefetch {
+  readonly #api: DroverApi;
+  #entry: Entry | null = null;
+
+  constructor(api: DroverApi) {
+    this.#api = api;
+  }
+
+  /** Sends the transcript's and the tasks' first requests of this session now. */
+  start(sessionId: string): void {
+    this.#drop();
+    const entry: Entry = { sessionId, messages: null, tasks: null, messageEvents: [], taskEvents: [], stop: () => {} };
+    const onMessage = ({ message }: { message: Message }) => {
+      if (message.sessionId === sessionId) entry.messageEvents.push(message);
+    };
+    const offs = [
+      this.#api.on('messageAdded', onMessage),
+      this.#api.on('messageUpdated', onMessage),
+      this.#api.on('taskUpdated', ({ task }) => {
+        if (task.sessionId === sessionId) entry.taskEvents.push({ row: task });
+      }),
+      this.#api.on('tasksCleared', ({ sessionId: id, removed }) => {
+        if (id === sessionId) entry.taskEvents.push({ removed });
+      }),
+    ];
+    const timer = setTimeout(() => this.#drop(), PREFETCH_KEEP_MS);
+    entry.stop = () => {
+      clearTimeout(timer);
+      for (const off of offs) off();
+    };
+    entry.messages = this.#api.listMessages({ sessionId, limit: MESSAGE_PAGE_DEFAULT });
+    entry.tasks = this.#api.openTasks({ sessionId, filter: 'all', limit: FINISHED_PAGE_DEFAULT });
+    // A failure is the taker's to report; unhandled until then, it must not reach the console.
+    entry.messages.catch(() => {});
+    entry.tasks.catch(() => {});
+    this.#entry = entry;
+  }
+
+  /** The transcript's first page of this session, once; null when none was sent. */
+  takeMessages(sessionId: string): Prefetched<Message[], Message> | null {
+    const entry = this.#entry;
+    if (!entry || entry.sessionId !== sessionId || !entry.messages) return null;
+    const taken = { answer: entry.messages, events: entry.messageEvents };
+    entry.messages = null;
+    entry.messageEvents = [];
+    this.#release(entry);
+    return taken;
+  }
+
+  /** The tasks' first answer of this session under `filter`, once; null when none fits. */
+  takeTasks(sessionId: string, filter: FinishedFilter): Prefetched<OpenTasksAnswer, TaskEvent> | null {
+    const entry = this.#entry;
+    if (!entry || entry.sessionId !== sessionId || !entry.tasks || filter !== 'all') return null;
+    const taken = { answer: entry.tasks, events: entry.taskEvents };
+    entry.tasks = null;
+    entry.taskEvents = [];
+    this.#release(entry);
+    return taken;
+  }
+
+  /** Once both were taken, nothing is buffered any more. */
+  #release(entry: Entry): void {
+    if (entry.messages === null && entry.tasks === null) this.#drop();
+  }
+
+  #drop(): void {
+    this.#entry?.stop();
+    this.#entry = null;
+  }
+}

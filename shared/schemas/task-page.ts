@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { TaskRowSchema, type TaskRow } from './task.js';
+
+/**
+ * Paging the tasks panel (issue 18, "Opening a big session"): a session opens with its live
+ * tasks whole, the Finished counts and the first page of finished rows; later pages load as the
+ * list scrolls. The order and the outcome kinds are the rules the panel shows, kept here so the
+ * host pages in exactly the order the renderer draws.
+ */
+
+/** The Finished filter: every settled task, or one kind of outcome. */
+export const FINISHED_FILTERS = ['all', 'succeeded', 'failed', 'stopped', 'timed_out'] as const;
+export const FinishedFilterSchema = z.enum(FINISHED_FILTERS);
+export type FinishedFilter = z.infer<typeof FinishedFilterSchema>;
+
+export const FinishedCountsSchema = z.object({
+  all: z.number().int().nonnegative(),
+  succeeded: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  stopped: z.number().int().nonnegative(),
+  timed_out: z.number().int().nonnegative(),
+  /** Of `all`, those that ran in the background (started there, or a foreground run handed over). */
+  background: z.number().int().nonnegative(),
+});
+export type FinishedCounts = z.infer<typeof FinishedCountsSchema>;
+
+/** Finished rows one page holds: the first screen shows about 14, so 50 leave room to scroll. */
+export const FINISHED_PAGE_DEFAULT = 50;
+export const FINISHED_PAGE_MAX = 500;
+export const FinishedLimitSchema = z.number().int().min(1).max(FINISHED_PAGE_MAX);
+
+/**
+ * Where the next page starts: the last row's place in the order (when it began, then its number).
+ * A keyset, not an offset: a task that settles or starts meanwhile never shifts what a page holds,
+ * so no row is skipped or sent twice.
+ */
+export const FinishedCursorSchema = z.object({ at: z.number().int(), n: z.number().int().nonnegative() }).strict();
+export type FinishedCursor = z.infer<typeof FinishedCursorSchema>;
+
+export const FinishedPageSchema = z.object({
+  tasks: z.array(TaskRowSchema),
+  /** Where the next page starts; null when this page reached the end. */
+  next: FinishedCursorSchema.nullable(),
+});
+export type FinishedPage = z.infer<typeof FinishedPageSchema>;
+
+/** Queued or running: what the Running section shows. */
+export function isActiveTask(task: Pick<TaskRow, 'status'>): boolean {
+  return task.status === 'running' || task.status === 'queued';
+}
+
+/** In the Finished list: settled, and not a leftover of an earlier run (those show on their own). */
+export function isFinishedTask(task: Pick<TaskRow, 'status' | 'leftover'>): boolean {
+  return !isActiveTask(task) && !task.leftover;
+}
+
+/** Which filter a settled task falls under: a lost or orphaned task failed as far as the person is concerned. */
+export function finishedKind(task: Pick<TaskRow, 'status'>): Exclude<FinishedFilter, 'all'> {
+  if (task.status === 'succeeded' || task.status === 'stopped' || task.status === 'timed_out') return task.status;
+  return 'failed';
+}
+
+export function matchesFilter(task: Pick<TaskRow, 'status'>, filter: FinishedFilter): boolean {
+  return filter === 'all' || finishedKind(task) === filter;
+}
+
+/** Runs (or ran) in the background: started there, or a foreground run handed over. A plain `!cmd` is not one. */
+export function isBackgroundTask(task: Pick<TaskRow, 'foreground' | 'adopted'>): boolean {
+  return !task.foreground || task.adopted;
+}
+
+/** Adds (+1) or takes away (-1) one finished row from the counts. */
+export function countFinished(counts: FinishedCounts, task: TaskRow, sign: 1 | -1): void {
+  counts.all += sign;
+  counts[finishedKind(task)] += sign;
+  if (isBackgroundTask(task)) counts.background += sign;
+}
+
+/** The number in a task id (`bg_12` → 12). */
+export function taskNumber(id: string): number {
+  return Number(id.slice(id.indexOf('_') + 1));
+}
+
+/** A row's place in the Finished order. */
+export function finishedCursor(task: Pick<TaskRow, 'id' | 'startedAt' | 'queuedAt'>): FinishedCursor {
+  return { at: Date.parse(task.startedAt ?? task.queuedAt), n: taskNumber(task.id) };
+}
+
+/** Newest first by when a task began, then by number: the one order of both sections (nothing floats). */
+export function compareCursors(a: FinishedCursor, b: FinishedCursor): number {
+  return b.at - a.at || b.n - a.n;
+}
+
+export function emptyCounts(): FinishedCounts {
+  return { all: 0, succeeded: 0, failed: 0, stopped: 0, timed_out: 0, background: 0 };
+}
+
+/**
+ * The tasks panel's pages, cut from a session's rows (the host's pool keeps them in memory):
+ * what a session opens with, and the finished rows after a cursor.
+ */
+
+export interface OpenTasks {
+  live: TaskRow[];
+  counts: FinishedCounts;
+  finished: FinishedPage;
+  newest: number;
+}
+
+/** Live tasks and leftovers whole, the counts, and the first page of finished rows under `filter`. */
+export function openTasks(rows: readonly TaskRow[], filter: FinishedFilter, limit: number): OpenTasks {
+  const counts = emptyCounts();
+  const live: TaskRow[] = [];
+  let newest = 0;
+  for (const row of rows) {
+    newest = Math.max(newest, taskNumber(row.id));
+    if (!isFinishedTask(row)) {
+      live.push(row);
+      continue;
+    }
+    countFinished(counts, row, 1);
+  }
+  return { live, counts, finished: finishedPage(rows, filter, null, limit), newest };
+}
+
+/** The `limit` finished rows under `filter` that come after `after` in the panel's order (from the top when null). */
+export function finishedPage(
+  rows: readonly TaskRow[],
+  filter: FinishedFilter,
+  after: FinishedCursor | null,
+  limit: number,
+): FinishedPage {
+  const keyed: { row: TaskRow; key: FinishedCursor }[] = [];
+  for (const row of rows) {
+    if (!isFinishedTask(row) || !matchesFilter(row, filter)) continue;
+    const key = finishedCursor(row);
+    if (after === null || compareCursors(after, key) < 0) keyed.push({ row, key });
+  }
+  // Only the page is needed: a partial selection would do, but sorting 10,000 keys takes about 2 ms.
+  keyed.sort((a, b) => compareCursors(a.key, b.key));
+  const page = keyed.slice(0, limit);
+  return {
+    tasks: page.map((entry) => entry.row),
+    next: keyed.length > limit ? page[page.length - 1]!.key : null,
+  };
+}
+
+/** The ids of every finished task under `filter`, in the panel's order. */
+export function finishedIds(rows: readonly TaskRow[], filter: FinishedFilter): string[] {
+  return rows
+    .filter((row) => isFinishedTask(row) && matchesFilter(row, filter))
+    .map((row) => ({ id: row.id, key: finishedCursor(row) }))
+    .sort((a, b) => compareCursors(a.key, b.key))
+    .map((entry) => entry.id);
+}
