@@ -84,7 +84,6 @@ export function liveWork(sources: LiveWorkSources): LiveWork {
   return { total: items.length, counts, waiting, items };
 }
 
-
 /**
  * A schedule fires by itself unless paused, held for the person's word after a restart, or a
  * missed durable one-off waiting to be confirmed. A self-paced loop between iterations has no
