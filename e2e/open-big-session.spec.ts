@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect } from '@playwright/test';
+import { openDatabase } from '../electron/store/database.js';
 import { removeDataDir, startHost } from './host.js';
 import { seedBigSession } from './seed-session.js';
 import { shoot } from './screens.js';
@@ -53,3 +54,29 @@ base(
     }
   },
 );
+
+// The Work tab shows on an item every task started for it, also a finished one no page of the
+// tasks panel has loaded (the panel loads its Finished rows page by page).
+base('the Work tab shows a finished task of an item that no loaded page holds', async ({ page }, testInfo) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'drover-e2e-big-work-'));
+  seedBigSession(dataDir, { session: 'bigwork', finished: 400, messages: 10, lastText: LAST });
+  // The oldest task was started for item 1: the first page (the newest 50) does not hold it.
+  const db = openDatabase(join(dataDir, 'drover.sqlite'));
+  db.prepare("UPDATE tasks SET work_list_id = 'bigwork', work_item_id = 1 WHERE id = 'bg_1'").run();
+  db.close();
+  const host = await startHost({ dataDir });
+  try {
+    const created = await page.request.post(`${host.origin}/api/work-lists/bigwork/items`, {
+      headers: { Authorization: `Bearer ${host.token}` },
+      data: { subject: 'Run the first step' },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    await page.goto(`${host.url}#/s/bigwork/work`);
+    const item = page.locator('[data-testid="work-item"][data-item-id="1"]');
+    await expect(item.getByTestId('work-item-task')).toHaveText(/bg_1 · /);
+    await shoot(page, testInfo, 'work-big-session');
+  } finally {
+    await host.stop();
+    removeDataDir(dataDir);
+  }
+});

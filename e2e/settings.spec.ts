@@ -27,6 +27,14 @@ async function openSettings(page: Page, url: string): Promise<void> {
 
 const settingsFile = (dataDir: string) =>
   JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+/** The desktop section of settings.json, or null before the first save has written the file. */
+const desktopInFile = (dataDir: string) => {
+  try {
+    return settingsFile(dataDir).desktop ?? null;
+  } catch {
+    return null;
+  }
+};
 
 test('Settings says Configured, and Test connection proves the key, URL and model or says what is wrong', async ({
   page,
@@ -158,9 +166,9 @@ test('Desktop app: the choice on close and updates are saved to settings.json an
   await shoot(page, testInfo, 'settings-desktop');
 
   await section.getByRole('radio', { name: /Quit and stop everything/ }).check();
-  await expect.poll(() => settingsFile(host.dataDir).desktop).toEqual({ whenClosed: 'quit' });
+  await expect.poll(() => desktopInFile(host.dataDir)).toEqual({ whenClosed: 'quit' });
   await page.getByTestId('settings-auto-update').check();
-  await expect.poll(() => settingsFile(host.dataDir).desktop).toEqual({ whenClosed: 'quit', autoUpdate: true });
+  await expect.poll(() => desktopInFile(host.dataDir)).toEqual({ whenClosed: 'quit', autoUpdate: true });
 
   await page.reload();
   await page.getByTestId('open-settings').click();

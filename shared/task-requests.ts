@@ -23,6 +23,7 @@ import {
   FinishedFilterSchema,
   FinishedLimitSchema,
   FinishedPageSchema,
+  FIND_TASKS_MAX,
 } from './schemas/task-page.js';
 
 /** The contract's requests about tasks: starting, reading, stopping and watching them. */
@@ -177,10 +178,7 @@ export const taskRequests = {
   }),
   findTasks: request({
     input: BySession.extend({
-      taskIds: z
-        .array(TaskIdSchema)
-        .min(1)
-        .max(FINISHED_PAGE_DEFAULT * 5),
+      taskIds: z.array(TaskIdSchema).min(1).max(FIND_TASKS_MAX),
     }).strict(),
     output: z.object({ tasks: z.array(TaskRowSchema), missing: z.array(TaskIdSchema) }),
     summary:
@@ -188,8 +186,18 @@ export const taskRequests = {
   }),
   finishedTaskIds: request({
     input: BySession.extend({ filter: FinishedFilterSchema.default('all') }).strict(),
-    output: z.object({ ids: z.array(TaskIdSchema) }),
+    output: z.object({
+      ids: z.array(TaskIdSchema),
+      /** How many of them ran in the background (what clearing them takes from that count). */
+      background: z.number().int().nonnegative(),
+    }),
     summary: 'The ids of every finished task under a filter (what Clear takes: the list as the person saw it)',
+  }),
+  workListTasks: request({
+    input: BySession.extend({ listId: z.string().min(1).max(200) }).strict(),
+    output: z.object({ tasks: z.array(TaskRowSchema) }),
+    summary:
+      "The session's tasks started for items of a work list, finished ones too (the Work tab shows them on their items)",
   }),
   getTask: request({
     input: ByTask.extend({ tail: TailLinesSchema.optional() }).strict(),

@@ -1,9 +1,18 @@
 import type { DroverContract } from '../../shared/contract.js';
 import type { Handlers } from '../ipc/router.js';
 import type { TaskPool } from '../pool/pool.js';
-import { finishedIds, finishedPage, openTasks } from '../../shared/schemas/task-page.js';
+import {
+  finishedBackground,
+  finishedIds,
+  finishedPage,
+  openTasks,
+  workListTasks,
+} from '../../shared/schemas/task-page.js';
 
-type OpenHandlers = Pick<Handlers<DroverContract>, 'openTasks' | 'pageFinishedTasks' | 'findTasks' | 'finishedTaskIds'>;
+type OpenHandlers = Pick<
+  Handlers<DroverContract>,
+  'openTasks' | 'pageFinishedTasks' | 'findTasks' | 'finishedTaskIds' | 'workListTasks'
+>;
 
 export interface OpenHandlerDeps {
   pool: Pick<TaskPool, 'list' | 'has' | 'row'>;
@@ -13,7 +22,8 @@ export interface OpenHandlerDeps {
 
 /**
  * Opening a session's tasks in pages (issue 18): the panel gets its first screen, then finished
- * rows as they scroll into view, and any row by id when a link names one no page has loaded.
+ * rows as they scroll into view, any row by id when a link names one no page has loaded, and the
+ * rows the Work tab shows on its items (finished ones need not be on any page loaded).
  */
 export function openHandlers(d: OpenHandlerDeps): OpenHandlers {
   return {
@@ -35,7 +45,12 @@ export function openHandlers(d: OpenHandlerDeps): OpenHandlers {
     },
     finishedTaskIds: ({ sessionId, filter }) => {
       d.requireSession(sessionId);
-      return { ids: finishedIds(d.pool.list(sessionId), filter) };
+      const rows = d.pool.list(sessionId);
+      return { ids: finishedIds(rows, filter), background: finishedBackground(rows, filter) };
+    },
+    workListTasks: ({ sessionId, listId }) => {
+      d.requireSession(sessionId);
+      return { tasks: workListTasks(d.pool.list(sessionId), listId) };
     },
   };
 }

@@ -59,6 +59,8 @@ export interface CommandRunnerOptions {
 
 /** What a runner hands the shared start: how to spawn the wrapped shell, and the variables its kind of output needs. */
 export interface ShellSpawn {
+  /** The shell runs on a pseudo-terminal (not on pipes). */
+  terminal: boolean;
   /** Variables on top of the task's (TERMINAL_ENV or PIPE_ENV). */
   env: Readonly<Record<string, string>>;
   /** Variables of the task's environment that would lie about its output (COLORTERM without a terminal). */
@@ -104,7 +106,7 @@ export class ShellLauncher {
       [spec.mark.variable]: spec.mark.value,
     });
     const container = this.#containers.create(spec.taskId, spec.mark);
-    const launch = container.wrap(this.shell, shellArgs(this.shell, spec.command));
+    const launch = container.wrap(this.shell, shellArgs(this.shell, spec.command), how.terminal);
     let io: LeaderIo;
     try {
       io = how.spawn(launch, env, spec.cwd);

@@ -53,6 +53,7 @@ export class PipeRunner {
 
   start(spec: Spec, listener: RunnerListener): Promise<RunnerHandle> {
     return this.#launcher.start(spec, listener, {
+      terminal: false,
       env: PIPE_ENV,
       drop: TERMINAL_ONLY_VARIABLES,
       spawn: (launch, env, cwd) =>

@@ -24,6 +24,7 @@ export class PtyRunner {
 
   start(spec: Spec, listener: RunnerListener): Promise<RunnerHandle> {
     return this.#launcher.start(spec, listener, {
+      terminal: true,
       env: TERMINAL_ENV,
       spawn: (launch, env, cwd) => {
         const pty = spawnPty(launch.file, launch.args, {

@@ -18,8 +18,11 @@ export interface TaskContainer {
   readonly cgroup: string | null;
   /** Why this task is held less tightly than this machine allows, in words; null when it is not. */
   readonly note: string | null;
-  /** The program and arguments that put the shell inside before the command runs. */
-  wrap(file: string, args: readonly string[]): { file: string; args: string[] };
+  /**
+   * The program and arguments that put the shell inside before the command runs. `terminal`:
+   * the shell runs on a pseudo-terminal (its LF → CR LF translation is turned off first).
+   */
+  wrap(file: string, args: readonly string[], terminal?: boolean): { file: string; args: string[] };
   /**
    * Resolves once the leader is inside (or has already exited). Rejects after ATTACH_LIMIT_MS.
    * `write` types into the task's terminal (Windows releases its start gate with it).
@@ -90,8 +93,10 @@ export class GroupContainer implements TaskContainer {
     this.note = note;
   }
 
-  wrap(file: string, args: readonly string[]): { file: string; args: string[] } {
-    return unixLaunch('', 'drover-task', file, args);
+  wrap(file: string, args: readonly string[], terminal = true): { file: string; args: string[] } {
+    // On pipes there is nothing to enter and no terminal to set: the shell is started as it is.
+    if (!terminal) return { file, args: [...args] };
+    return unixLaunch('', 'drover-task', file, args, true);
   }
 
   async attach(pid: number, exited: () => boolean): Promise<void> {
@@ -165,19 +170,25 @@ export const ENTER_CGROUP_SCRIPT =
   'echo $$ > "$0" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; ';
 
 /**
- * Every unix task starts through one `sh` stage that (after entering its container, where it
- * has one) turns off the terminal's LF → CR LF output translation, so the log holds exactly the
- * bytes the program wrote, and then execs the shell under the same pid.
+ * A unix task on a terminal starts through one `sh` stage that (after entering its container,
+ * where it has one) turns off the terminal's LF → CR LF output translation, so the log holds
+ * exactly the bytes the program wrote, and then execs the shell under the same pid. On pipes
+ * there is no terminal: the stage only enters the container (no `stty` to fork).
  */
 export const RAW_OUTPUT_SCRIPT = 'stty -onlcr 2>/dev/null; exec "$@"';
+const EXEC_SCRIPT = 'exec "$@"';
 
 function unixLaunch(
   enter: string,
   arg0: string,
   file: string,
   args: readonly string[],
+  terminal: boolean,
 ): { file: string; args: string[] } {
-  return { file: '/bin/sh', args: ['-c', `${enter}${RAW_OUTPUT_SCRIPT}`, arg0, file, ...args] };
+  return {
+    file: '/bin/sh',
+    args: ['-c', `${enter}${terminal ? RAW_OUTPUT_SCRIPT : EXEC_SCRIPT}`, arg0, file, ...args],
+  };
 }
 
 /** A cgroup of the task's own: neither setsid, double forks, set -m nor an unset mark leaves it. */
@@ -196,9 +207,9 @@ class CgroupContainer implements TaskContainer {
     this.#marked = new MarkedProcesses(os, mark, scan);
   }
 
-  wrap(file: string, args: readonly string[]): { file: string; args: string[] } {
+  wrap(file: string, args: readonly string[], terminal = true): { file: string; args: string[] } {
     const dir = cgroupDir(this.#cgroups.hierarchy, this.cgroup)!;
-    return unixLaunch(ENTER_CGROUP_SCRIPT, join(dir, 'cgroup.procs'), file, args);
+    return unixLaunch(ENTER_CGROUP_SCRIPT, join(dir, 'cgroup.procs'), file, args, terminal);
   }
 
   async attach(pid: number, exited: () => boolean): Promise<void> {
@@ -234,14 +245,16 @@ class CgroupContainer implements TaskContainer {
 }
 
 async function attachWithin(inside: () => boolean, where: string): Promise<void> {
-  // Short polls: the shell is normally inside within a millisecond or two of the fork.
+  // Short polls: the shell is normally inside within a few milliseconds of the fork, and a task's
+  // start waits for this, so the first 20 ms are polled every millisecond (a doubling pause from
+  // the start cost up to 15 ms of idle wait per task); a slow machine then backs off to 20 ms.
   const limit = Date.now() + ATTACH_LIMIT_MS;
-  let pause = 1;
+  let polls = 0;
   while (!inside()) {
     if (Date.now() > limit)
       throw new Error(`the task's shell was not inside ${where} within ${ATTACH_LIMIT_MS / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, pause));
-    pause = Math.min(pause * 2, 20);
+    polls += 1;
+    await new Promise((resolve) => setTimeout(resolve, polls <= 20 ? 1 : Math.min(2 ** (polls - 20), 20)));
   }
 }
 

@@ -28,6 +28,8 @@ export type FinishedCounts = z.infer<typeof FinishedCountsSchema>;
 export const FINISHED_PAGE_DEFAULT = 50;
 export const FINISHED_PAGE_MAX = 500;
 export const FinishedLimitSchema = z.number().int().min(1).max(FINISHED_PAGE_MAX);
+/** Ids one findTasks asks for at most. */
+export const FIND_TASKS_MAX = FINISHED_PAGE_DEFAULT * 5;
 
 /**
  * Where the next page starts: the last row's place in the order (when it began, then its number).
@@ -147,9 +149,22 @@ export function finishedPage(
 
 /** The ids of every finished task under `filter`, in the panel's order. */
 export function finishedIds(rows: readonly TaskRow[], filter: FinishedFilter): string[] {
-  return rows
-    .filter((row) => isFinishedTask(row) && matchesFilter(row, filter))
+  return finishedRows(rows, filter)
     .map((row) => ({ id: row.id, key: finishedCursor(row) }))
     .sort((a, b) => compareCursors(a.key, b.key))
     .map((entry) => entry.id);
+}
+
+/** Of the finished tasks under `filter`, how many ran in the background (what a Clear of them takes from that count). */
+export function finishedBackground(rows: readonly TaskRow[], filter: FinishedFilter): number {
+  return finishedRows(rows, filter).filter(isBackgroundTask).length;
+}
+
+function finishedRows(rows: readonly TaskRow[], filter: FinishedFilter): TaskRow[] {
+  return rows.filter((row) => isFinishedTask(row) && matchesFilter(row, filter));
+}
+
+/** The session's tasks started for an item of the work list `listId` (the Work tab shows them on their items). */
+export function workListTasks(rows: readonly TaskRow[], listId: string): TaskRow[] {
+  return rows.filter((row) => row.workItem?.listId === listId);
 }

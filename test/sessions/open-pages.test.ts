@@ -7,11 +7,13 @@ import { openDatabase } from '../../electron/store/database.js';
 import { SessionsService } from '../../electron/sessions/sessions-service.js';
 import {
   FINISHED_PAGE_MAX,
+  finishedBackground,
   finishedIds,
   finishedPage,
   openTasks,
   type FinishedCursor,
 } from '../../shared/schemas/task-page.js';
+import { openHandlers } from '../../electron/core/handlers-open.js';
 import { MESSAGE_PAGE_MAX } from '../../shared/schemas/message.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { taskRow } from '../task-row.js';
@@ -126,5 +128,39 @@ describe('the Finished list in pages', () => {
     expect(contract.requests.openTasks.input.safeParse({ sessionId: 's1', limit: 0 }).error!.issues[0]!.path).toEqual([
       'limit',
     ]);
+  });
+});
+
+describe('the rows a Work tab and a Clear need beyond the pages', () => {
+  const rows = [
+    taskRow({ id: 'bg_1', status: 'running', workItem: { listId: 's1', itemId: 1 } }),
+    finished(2, 2, { workItem: { listId: 's1', itemId: 1 } }),
+    finished(3, 3, { workItem: { listId: 'shared', itemId: 1 } }),
+    finished(4, 4, { status: 'failed', exitCode: 1, foreground: true }),
+    finished(5, 5, { status: 'failed', exitCode: 1 }),
+    finished(6, 6, { status: 'failed', exitCode: 1, foreground: true, adopted: true }),
+  ];
+  const handlers = openHandlers({
+    pool: {
+      list: () => rows,
+      has: (_session: string, id: string) => rows.some((row) => row.id === id),
+      row: (_session: string, id: string) => rows.find((row) => row.id === id)!,
+    } as never,
+    requireSession: () => undefined,
+  });
+
+  it('answers every task of the session linked to a work list, finished or not, and no other list’s', async () => {
+    const { tasks } = await handlers.workListTasks({ sessionId: 's1', listId: 's1' });
+    expect(tasks.map((task) => task.id)).toEqual(['bg_1', 'bg_2']);
+    expect(
+      contract.requests.workListTasks.input.safeParse({ sessionId: 's1', listId: '' }).error!.issues[0]!.path,
+    ).toEqual(['listId']);
+  });
+
+  it('says how many of the tasks a Clear takes ran in the background', async () => {
+    expect(finishedBackground(rows, 'failed')).toBe(2);
+    expect(finishedBackground(rows, 'all')).toBe(4);
+    const answer = await handlers.finishedTaskIds({ sessionId: 's1', filter: 'failed' });
+    expect(answer).toEqual({ ids: ['bg_6', 'bg_5', 'bg_4'], background: 2 });
   });
 });

@@ -1,9 +1,11 @@
 import type { TaskRow } from '@shared/contract.js';
 import {
   FINISHED_PAGE_DEFAULT,
+  finishedBackground,
   finishedIds,
   finishedPage,
   openTasks,
+  workListTasks,
   type FinishedCursor,
   type FinishedFilter,
 } from '@shared/schemas/task-page.js';
@@ -64,7 +66,7 @@ export function settledRow(id: string, endedAt: string, patch: Partial<TaskRow> 
 }
 
 /**
- * The paged task requests (openTasks, pageFinishedTasks, findTasks, finishedTaskIds) of a fake
+ * The paged task requests (openTasks, pageFinishedTasks, findTasks, finishedTaskIds, workListTasks) of a fake
  * API, answered from `rows()` by the host's own paging rules.
  */
 export function taskPages(rows: () => readonly TaskRow[]) {
@@ -84,6 +86,28 @@ export function taskPages(rows: () => readonly TaskRow[]) {
       tasks: rows().filter((row) => taskIds.includes(row.id)),
       missing: taskIds.filter((id) => !rows().some((row) => row.id === id)),
     }),
-    finishedTaskIds: async ({ filter = 'all' }: { filter?: FinishedFilter }) => ({ ids: finishedIds(rows(), filter) }),
+    finishedTaskIds: async ({ filter = 'all' }: { filter?: FinishedFilter }) => ({
+      ids: finishedIds(rows(), filter),
+      background: finishedBackground(rows(), filter),
+    }),
+    workListTasks: async ({ listId }: { listId: string }) => ({ tasks: workListTasks(rows(), listId) }),
+  };
+}
+
+/** The contract's events of a fake API: `on` as the API has it, and `emit` to send one. */
+export function testEvents() {
+  const listeners = new Map<string, ((payload: unknown) => void)[]>();
+  return {
+    on: (name: string, listener: (payload: unknown) => void) => {
+      listeners.set(name, [...(listeners.get(name) ?? []), listener]);
+      return () =>
+        listeners.set(
+          name,
+          (listeners.get(name) ?? []).filter((kept) => kept !== listener),
+        );
+    },
+    emit: (name: string, payload: unknown) => {
+      for (const listener of listeners.get(name) ?? []) listener(payload);
+    },
   };
 }

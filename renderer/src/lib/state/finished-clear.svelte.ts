@@ -7,13 +7,22 @@ import { errorMessage } from '../format.js';
 export const UNDO_CLEAR_MS = 6_000;
 
 interface PendingClear {
+  /** Names the clear: entries are replaced whole as the host answers. */
+  key: number;
   filter: FinishedFilter;
-  /** What the list counted under the filter when the person chose Clear. */
+  /** What the clear took from each count (under a filter, its background share once the host answered). */
   taken: FinishedCounts;
   /** The ids the person saw (every finished task under the filter then), once the host answered. */
   ids: ReadonlySet<string> | null;
   fetched: Promise<readonly string[]>;
+  /**
+   * Set once the host removed them, to the number of the latest load then: a load numbered past
+   * it counts without them, and until one lands the old totals must not come back.
+   */
+  committedAt: number | null;
 }
+
+const COUNT_KEYS = ['all', 'succeeded', 'failed', 'stopped', 'timed_out', 'background'] as const;
 
 /**
  * Clear in the Finished list, with its undo window. The list is loaded in pages, so what the
@@ -24,6 +33,9 @@ export class FinishedClear {
   readonly #api: DroverApi;
   readonly #sessionId: string;
   #pending = $state.raw<readonly PendingClear[]>([]);
+  #nextKey = 0;
+  /** The number of the latest load whose counts landed. */
+  #landedSeq = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #clearing = $state(false);
   #error = $state<string | null>(null);
@@ -44,8 +56,9 @@ export class FinishedClear {
 
   /** How many tasks the clears in the window took, while they can be undone; null otherwise. */
   get undoable(): number | null {
-    if (this.#pending.length === 0) return null;
-    return this.#pending.reduce((sum, entry) => sum + entry.taken[entry.filter === 'all' ? 'all' : entry.filter], 0);
+    const open = this.#pending.filter((entry) => entry.committedAt === null);
+    if (open.length === 0) return null;
+    return open.reduce((sum, entry) => sum + entry.taken.all, 0);
   }
 
   /** Hidden by a clear in the window. */
@@ -56,27 +69,29 @@ export class FinishedClear {
   /** The counts as the person sees them: without what the clears in the window took. */
   shown(counts: FinishedCounts): FinishedCounts {
     if (this.#pending.length === 0) return counts;
+    // Field by field: a task that finishes inside the window is counted, as it is listed.
     const shown = { ...counts };
-    for (const { filter, taken } of this.#pending) {
-      if (filter === 'all') return emptyCounts();
-      shown[filter] = Math.max(0, shown[filter] - taken[filter]);
-      shown.all = Math.max(0, shown.all - taken[filter]);
-    }
+    for (const { taken } of this.#pending)
+      for (const key of COUNT_KEYS) shown[key] = Math.max(0, shown[key] - taken[key]);
     return shown;
   }
 
-  /** Starts a clear of everything under `filter`; a second one inside the window joins the first. */
+  /** Starts a clear of everything under `filter` (`counts`: as shown); a second one inside the window joins the first. */
   start(filter: FinishedFilter, counts: FinishedCounts, commit: () => void): void {
-    const fetched = this.#api.finishedTaskIds({ sessionId: this.#sessionId, filter }).then(({ ids }) => ids);
-    const entry: PendingClear = { filter, taken: { ...counts }, ids: null, fetched };
-    this.#pending = [...this.#pending, entry];
-    fetched.then(
-      (ids) => {
-        if (this.#pending.includes(entry))
-          this.#pending = this.#pending.map((kept) => (kept === entry ? { ...entry, ids: new Set(ids) } : kept));
+    const key = this.#nextKey++;
+    const answer = this.#api.finishedTaskIds({ sessionId: this.#sessionId, filter });
+    const fetched = answer.then(({ ids }) => ids);
+    const taken =
+      filter === 'all' ? { ...counts } : { ...emptyCounts(), all: counts[filter], [filter]: counts[filter] };
+    this.#pending = [...this.#pending, { key, filter, taken, ids: null, fetched, committedAt: null }];
+    answer.then(
+      ({ ids, background }) => {
+        // Under a filter, the background share of what it took is known only from the host.
+        const share = filter === 'all' ? taken : { ...taken, background: Math.min(background, counts.background) };
+        this.#update([key], (entry) => ({ ...entry, taken: share, ids: new Set(ids) }));
       },
       (error: unknown) => {
-        this.#pending = this.#pending.filter((kept) => kept !== entry);
+        this.#pending = this.#pending.filter((kept) => kept.key !== key);
         this.#error = `Could not clear: ${errorMessage(error)}`;
       },
     );
@@ -88,22 +103,43 @@ export class FinishedClear {
   undo(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    this.#pending = [];
+    this.#pending = this.#pending.filter((entry) => entry.committedAt !== null);
   }
 
-  /** Removes the cleared tasks now; answers the ids the host removed. */
-  async commit(): Promise<readonly string[]> {
-    const pending = this.#pending;
-    if (pending.length === 0) return [];
+  /**
+   * The counts of the load numbered `seq` landed: the clears the host had removed before that
+   * load was sent are in them, so they stop being taken away here.
+   */
+  landed(seq: number): void {
+    this.#landedSeq = Math.max(this.#landedSeq, seq);
+    if (this.#pending.some((entry) => entry.committedAt !== null && entry.committedAt < seq))
+      this.#pending = this.#pending.filter((entry) => entry.committedAt === null || entry.committedAt >= seq);
+  }
+
+  /**
+   * Removes the cleared tasks now; answers the ids the host removed. `loadSeq` reads the number of
+   * the latest load: one sent after the removal request counts without the removed tasks.
+   */
+  async commit(loadSeq: () => number): Promise<readonly string[]> {
+    const keys = this.#pending.filter((entry) => entry.committedAt === null).map((entry) => entry.key);
+    if (keys.length === 0) return [];
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     this.#clearing = true;
     this.#error = null;
+    let committed = false;
     try {
-      const lists = await Promise.all(pending.map((entry) => entry.fetched.catch(() => [] as string[])));
+      const fetches = this.#pending.filter((entry) => keys.includes(entry.key)).map((entry) => entry.fetched);
+      const lists = await Promise.all(fetches.map((fetched) => fetched.catch(() => [] as string[])));
       const taskIds = [...new Set(lists.flat())];
       if (taskIds.length === 0) return [];
+      const sentAfter = loadSeq();
       const { removed, kept } = await this.#api.clearFinishedTasks({ sessionId: this.#sessionId, taskIds });
+      // Still taken from the counts until a load sent after the removal lands (its event starts one).
+      this.#update(keys, (entry) => ({ ...entry, committedAt: sentAfter }));
+      committed = true;
+      // The reload the removal's event started may have landed already.
+      this.landed(this.#landedSeq);
       // A task whose transcript record could not be saved stays, and the panel says why.
       if (kept && kept.length > 0) {
         const first = kept[0]!;
@@ -114,8 +150,13 @@ export class FinishedClear {
       this.#error = `Could not clear: ${errorMessage(error)}`;
       return [];
     } finally {
-      this.#pending = this.#pending.filter((entry) => !pending.includes(entry));
+      // What did not reach the host comes back.
+      if (!committed) this.#pending = this.#pending.filter((entry) => !keys.includes(entry.key));
       this.#clearing = false;
     }
+  }
+
+  #update(keys: readonly number[], change: (entry: PendingClear) => PendingClear): void {
+    this.#pending = this.#pending.map((entry) => (keys.includes(entry.key) ? change(entry) : entry));
   }
 }

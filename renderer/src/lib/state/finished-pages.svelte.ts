@@ -30,6 +30,12 @@ export class FinishedPages {
   #ids = $state.raw<readonly string[]>([]);
   /** The last loaded row's place; null once everything under the filter is loaded. */
   #next = $state.raw<FinishedCursor | null>(null);
+  /**
+   * The filter's first page has not landed (on its way, or it failed): nothing is known of the
+   * order yet, so rows that change meanwhile wait in `#held` and are placed once it lands.
+   */
+  #needsFirst = $state(false);
+  readonly #held = new Set<string>();
   #loadingMore = $state(false);
   #error = $state<string | null>(null);
   /** Answers for another filter or an older load are dropped. */
@@ -57,7 +63,7 @@ export class FinishedPages {
 
   /** More rows wait under the filter. */
   get hasMore(): boolean {
-    return this.#next !== null;
+    return this.#next !== null || this.#needsFirst;
   }
 
   get loadingMore(): boolean {
@@ -76,8 +82,15 @@ export class FinishedPages {
     this.#filter = filter;
     this.#ids = page.tasks.map((task) => task.id);
     this.#next = page.next;
+    this.#needsFirst = false;
+    this.#held.clear();
     this.#loadingMore = false;
     this.#error = null;
+  }
+
+  /** The counts afresh, leaving the rows and the filter as they are (a reload answered for another filter). */
+  recount(counts: FinishedCounts): void {
+    this.#counts = { ...counts };
   }
 
   /**
@@ -89,13 +102,16 @@ export class FinishedPages {
     this.#filter = filter;
     this.#ids = [];
     this.#next = null;
+    this.#needsFirst = true;
+    this.#held.clear();
     await this.#load(undefined, take);
   }
 
-  /** Loads the next page, unless one is on its way or none is left. */
+  /** Loads the next page (the first again when it failed), unless one is on its way or none is left. */
   async more(take: (rows: readonly TaskRow[]) => void): Promise<void> {
-    if (this.#next === null || this.#loadingMore) return;
-    await this.#load(this.#next, take);
+    if (this.#loadingMore) return;
+    if (this.#needsFirst) await this.#load(undefined, take);
+    else if (this.#next !== null) await this.#load(this.#next, take);
   }
 
   async #load(after: FinishedCursor | undefined, take: (rows: readonly TaskRow[]) => void): Promise<void> {
@@ -114,6 +130,7 @@ export class FinishedPages {
       const known = new Set(this.#ids);
       this.#ids = [...this.#ids, ...page.tasks.map((task) => task.id).filter((id) => !known.has(id))];
       this.#next = page.next;
+      if (after === undefined) this.#placeHeld();
     } catch (error) {
       if (seq === this.#seq) this.#error = `Could not load more finished tasks: ${errorMessage(error)}`;
     } finally {
@@ -134,6 +151,27 @@ export class FinishedPages {
       if (is) countFinished(counts, after, 1);
       this.#counts = counts;
     }
+    if (this.#needsFirst) {
+      this.#held.add(after.id);
+      return;
+    }
+    this.#place(after);
+  }
+
+  /** Rows that changed while the first page was on its way, placed now that it landed. */
+  #placeHeld(): void {
+    this.#needsFirst = false;
+    const held = [...this.#held];
+    this.#held.clear();
+    for (const id of held) {
+      const row = this.#rowOf(id);
+      if (row) this.#place(row);
+    }
+  }
+
+  /** Into the loaded rows, or out of them, as the row now stands. */
+  #place(after: TaskRow): void {
+    const is = isFinishedTask(after);
     const listed = this.#ids.includes(after.id);
     if (listed && !(is && matchesFilter(after, this.#filter))) this.#ids = this.#ids.filter((id) => id !== after.id);
     else if (!listed && is && matchesFilter(after, this.#filter)) this.#insert(after);
@@ -143,6 +181,7 @@ export class FinishedPages {
   removed(ids: readonly string[]): void {
     const gone = new Set(ids);
     this.#ids = this.#ids.filter((id) => !gone.has(id));
+    for (const id of ids) this.#held.delete(id);
   }
 
   /** Into the loaded part when it sorts inside it (or everything is loaded); later pages bring the rest. */

@@ -1,6 +1,6 @@
 import { SvelteMap } from 'svelte/reactivity';
 import type { TaskOutput, TaskRow } from '@shared/contract.js';
-import { isSettled } from '@shared/schemas/task.js';
+import { isSettled, SILENT_AFTER_SECONDS } from '@shared/schemas/task.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
@@ -39,6 +39,8 @@ export class TaskOutputs {
   readonly #hooks: OutputHooks;
   readonly #outputs = new SvelteMap<string, TaskOutput>();
   readonly #errors = new SvelteMap<string, string>();
+  /** When each task last printed, from the output events: "silent for" is kept current locally, never polled. */
+  readonly #lastOutput = new SvelteMap<string, number>();
   readonly #watched = new Map<string, number>();
   readonly #tails = new Map<string, number>();
   /** Tasks whose output was fetched after they settled, with the tail fetched: nothing newer can come. */
@@ -121,7 +123,17 @@ export class TaskOutputs {
 
   /** The task printed more: a watched one refetches (coalesced). */
   printed(taskId: string): void {
+    this.#lastOutput.set(taskId, Date.now());
     if (this.#watched.has(taskId)) this.#schedule(taskId);
+  }
+
+  /** Seconds a running task has been quiet, once past the threshold; null otherwise. Pass a ticking clock. */
+  silentFor(task: TaskRow, now: number): number | null {
+    if (task.status !== 'running' || !task.startedAt) return null;
+    const last =
+      this.#lastOutput.get(task.id) ?? (task.lastOutputAt ? Date.parse(task.lastOutputAt) : Date.parse(task.startedAt));
+    const quiet = Math.floor((now - last) / 1000);
+    return quiet >= SILENT_AFTER_SECONDS ? quiet : null;
   }
 
   /** The task just settled: its final lines are fetched now where they are shown. */

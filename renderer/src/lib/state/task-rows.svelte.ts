@@ -1,20 +1,23 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
-import type { TaskOutput, TaskRow, TaskStatus } from '@shared/contract.js';
-import { isSettled, SILENT_AFTER_SECONDS } from '@shared/schemas/task.js';
+import type { TaskRow } from '@shared/contract.js';
+import { isSettled } from '@shared/schemas/task.js';
 import {
   FINISHED_PAGE_DEFAULT,
+  FINISHED_PAGE_MAX,
   isActiveTask,
+  isFinishedTask,
   taskNumber,
   type FinishedCounts,
   type FinishedFilter,
 } from '@shared/schemas/task-page.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
-import { DEFAULT_TAIL, TaskOutputs } from './task-output.svelte.js';
+import { TaskOutputs } from './task-output.svelte.js';
 import { FinishedPages } from './finished-pages.svelte.js';
 import { FinishedClear } from './finished-clear.svelte.js';
 import { TaskLookups } from './task-lookups.js';
 import type { OpenPrefetch } from './open-prefetch.js';
+import { inQueueOrder, isLeftover, STATUS_RANK } from './task-order.js';
 
 /** An event that came while a load was in flight, replayed onto its answer. */
 type Pending = { row: TaskRow } | { removed: readonly string[] };
@@ -28,20 +31,19 @@ type Pending = { row: TaskRow } | { removed: readonly string[] };
 export class TaskRows {
   readonly #api: DroverApi;
   readonly #sessionId: string;
-  /** Every row known here: the live ones, the loaded finished pages, and rows fetched by id. */
+  /** Every row known here: the live ones, the loaded finished pages, and rows fetched by id or for the Work tab. */
   readonly #tasks = new SvelteMap<string, TaskRow>();
-  /** When each task last printed, from the output events: "silent for" is kept current locally, never polled. */
-  readonly #lastOutput = new SvelteMap<string, number>();
   /** Cleared, or unknown to the service. */
   readonly #gone = new SvelteSet<string>();
   #loaded = $state(false);
   #loading = $state(false);
   #loadError = $state<string | null>(null);
-  readonly #list = $derived([...this.#tasks.values()].sort(byQueueOrder));
-  readonly #live = $derived(this.#list.filter(isActiveTask));
+  /** Sorted only when read: the live tasks and leftovers sort apart, as the Finished rows are many. */
+  readonly #list = $derived(inQueueOrder(this.#tasks.values()));
+  readonly #live = $derived(inQueueOrder([...this.#tasks.values()].filter(isActiveTask)));
   readonly #runningCount = $derived(this.#live.filter((task) => task.status === 'running').length);
   /** Tasks whose processes are provably still running from an earlier run of Drover. */
-  readonly #leftovers = $derived(this.#list.filter((task) => task.leftover && !isActiveTask(task)));
+  readonly #leftovers = $derived(inQueueOrder([...this.#tasks.values()].filter(isLeftover)));
   readonly #pages: FinishedPages;
   readonly #clear: FinishedClear;
   readonly #finished = $derived.by(() =>
@@ -62,7 +64,6 @@ export class TaskRows {
   #loadSeq = 0;
   /** Following events: answers that come after the session closed are dropped. */
   protected alive = false;
-
   readonly #prefetch: OpenPrefetch | null;
 
   /** `prefetch`: where the first answer may already be on its way (the page opened on this session). */
@@ -80,12 +81,17 @@ export class TaskRows {
       gone: (taskId) => this.#gone.add(taskId),
     });
     this.#lookups = new TaskLookups(api, sessionId, {
-      found: (rows) => {
-        for (const row of rows) if (!this.#tasks.has(row.id)) this.#upsert(row);
-      },
+      found: (rows) => this.#take(rows),
       missing: (ids) => {
+        const held = ids.filter((id) => this.#tasks.has(id));
+        if (held.length > 0) this.#removeAll(held, false);
         for (const id of ids) this.#gone.add(id);
       },
+      refreshed: (rows, versions) => {
+        for (const row of rows)
+          if (this.#tasks.has(row.id) && (this.#rowEvents.get(row.id) ?? 0) === versions.get(row.id)) this.#upsert(row);
+      },
+      version: (id) => this.#rowEvents.get(id) ?? 0,
     });
   }
 
@@ -95,6 +101,11 @@ export class TaskRows {
 
   protected get api(): DroverApi {
     return this.#api;
+  }
+
+  /** The output of the tasks views show (TasksState answers for it). */
+  protected get outputs(): TaskOutputs {
+    return this.#outputs;
   }
 
   /** Every row known here, oldest first: all live tasks, and the finished ones loaded so far. */
@@ -190,18 +201,14 @@ export class TaskRows {
 
   /** Removes the cleared tasks now (the undo window closed, or the person left the session). */
   async commitClear(): Promise<void> {
-    const removed = await this.#clear.commit();
+    const removed = await this.#clear.commit(() => this.#loadSeq);
     if (this.alive && removed.length > 0) this.#removeAll(removed);
   }
 
   /** Seconds a running task has been quiet, once past the threshold; null otherwise. Pass a ticking clock. */
   silentFor(taskId: string, now: number): number | null {
     const task = this.#tasks.get(taskId);
-    if (!task || task.status !== 'running' || !task.startedAt) return null;
-    const last =
-      this.#lastOutput.get(taskId) ?? (task.lastOutputAt ? Date.parse(task.lastOutputAt) : Date.parse(task.startedAt));
-    const quiet = Math.floor((now - last) / 1000);
-    return quiet >= SILENT_AFTER_SECONDS ? quiet : null;
+    return task ? this.#outputs.silentFor(task, now) : null;
   }
 
   get runningCount(): number {
@@ -230,23 +237,26 @@ export class TaskRows {
     return task;
   }
 
+  /** Why the row asked for by id could not be fetched (`retryTask` asks again); null otherwise. */
+  taskError(taskId: string): string | null {
+    return this.#lookups.error(taskId);
+  }
+
+  retryTask(taskId: string): void {
+    this.#lookups.retry(taskId);
+  }
+
   /** True when the task was cleared, or the service does not know it. */
   isGone(taskId: string): boolean {
     return this.#gone.has(taskId);
   }
 
-  /** The last output fetched for the task. */
-  output(taskId: string): TaskOutput | undefined {
-    return this.#outputs.output(taskId);
-  }
-
-  /** The tail (in lines) the task's output is fetched with. */
-  outputTail(taskId: string): number {
-    return this.#outputs.tail(taskId);
-  }
-
-  outputError(taskId: string): string | null {
-    return this.#outputs.error(taskId);
+  /**
+   * Loads the session's tasks started for items of the work list `listId` (the Work tab shows
+   * them on their items, finished ones too); events keep them current. Answers why it could not, or null.
+   */
+  loadWorkListTasks(listId: string): Promise<string | null> {
+    return this.#lookups.workList(listId);
   }
 
   /** Follows this session's task events and loads the list; returns a function that stops. */
@@ -260,9 +270,7 @@ export class TaskRows {
         this.onTaskUpdated(task);
       }),
       this.#api.on('taskOutput', ({ sessionId, taskId }) => {
-        if (sessionId !== this.#sessionId) return;
-        this.#lastOutput.set(taskId, Date.now());
-        this.#outputs.printed(taskId);
+        if (sessionId === this.#sessionId) this.#outputs.printed(taskId);
       }),
       this.#api.on('tasksCleared', ({ sessionId, removed }) => {
         if (sessionId !== this.#sessionId) return;
@@ -288,8 +296,9 @@ export class TaskRows {
   }
 
   /**
-   * Loads what the panel shows first (live tasks, the Finished counts and first page), and the
-   * output of every watched task (after a reconnect). Rows fetched by id are asked for again.
+   * Loads what the panel shows first (live tasks, the Finished counts and as many finished rows as
+   * were loaded), and the output of every watched task (after a reconnect). Finished rows held
+   * outside the answer (fetched by id, or for the Work tab) stay and are read again.
    */
   async load(): Promise<void> {
     const seq = ++this.#loadSeq;
@@ -297,18 +306,29 @@ export class TaskRows {
     this.#loading = true;
     try {
       const filter = this.#pages.filter;
-      const prefetched = this.#prefetch?.takeTasks(this.#sessionId, filter);
+      // A reload (reconnect, Clear, Reap) keeps the Finished list as long as it was, up to the most a page holds.
+      const limit = Math.min(FINISHED_PAGE_MAX, Math.max(FINISHED_PAGE_DEFAULT, this.#pages.ids.length));
+      const prefetched = limit === FINISHED_PAGE_DEFAULT ? this.#prefetch?.takeTasks(this.#sessionId, filter) : null;
       // Events that came since the prefetch was sent go before those seen since this load began.
       if (prefetched) this.#pending = [...prefetched.events, ...(this.#pending ?? [])];
-      const open = await (prefetched?.answer ??
-        this.#api.openTasks({ sessionId: this.#sessionId, filter, limit: FINISHED_PAGE_DEFAULT }));
+      const open = await (prefetched?.answer ?? this.#api.openTasks({ sessionId: this.#sessionId, filter, limit }));
       if (seq !== this.#loadSeq) return;
       const fresh = new Map([...open.live, ...open.finished.tasks].map((task) => [task.id, task]));
-      for (const id of [...this.#tasks.keys()]) if (!fresh.has(id)) this.#tasks.delete(id);
+      const reread: string[] = [];
+      for (const [id, task] of this.#tasks) {
+        if (fresh.has(id)) continue;
+        // The live tasks are whole in the answer: one not there has settled or gone since.
+        if (isFinishedTask(task)) reread.push(id);
+        else this.#tasks.delete(id);
+      }
       for (const [id, task] of fresh) if (this.#tasks.get(id) !== task) this.#tasks.set(id, task);
       this.#newest = open.newest;
-      this.#pages.reset(open.counts, filter, open.finished);
+      // The person chose another filter while this was on its way: its own first page is coming.
+      if (this.#pages.filter === filter) this.#pages.reset(open.counts, filter, open.finished);
+      else this.#pages.recount(open.counts);
+      this.#clear.landed(seq);
       this.#lookups.reset();
+      if (reread.length > 0) void this.#lookups.refresh(reread);
       for (const event of this.#pending ?? []) {
         if ('row' in event) this.onTaskUpdated(event.row, false);
         else this.#removeAll(event.removed, false);
@@ -327,16 +347,6 @@ export class TaskRows {
     }
   }
 
-  /** Shows the task's output and keeps it current while it runs; returns a function that stops watching. */
-  watch(taskId: string, tail = DEFAULT_TAIL): () => void {
-    return this.#outputs.watch(taskId, tail);
-  }
-
-  /** Fetches the last `tail` lines of the task's output (and its row). */
-  loadOutput(taskId: string, tail?: number): Promise<void> {
-    return this.#outputs.load(taskId, tail);
-  }
-
   /** A row from an event or an answer: kept, counted and placed in the Finished list. */
   protected onTaskUpdated(task: TaskRow, record = true): void {
     const before = this.#tasks.get(task.id);
@@ -351,14 +361,14 @@ export class TaskRows {
   /** A row never goes back in its life (a stale answer racing an event must not win); true when kept. */
   #upsert(task: TaskRow): boolean {
     const current = this.#tasks.get(task.id);
-    if (current && RANK[task.status] < RANK[current.status]) return false;
+    if (current && STATUS_RANK[task.status] < STATUS_RANK[current.status]) return false;
     this.#tasks.set(task.id, task);
     return true;
   }
 
-  /** Rows of a page, kept unless an event brought a newer one. */
+  /** Rows of a page or a lookup, kept unless an event brought a newer one (or the task was cleared). */
   #take(rows: readonly TaskRow[]): void {
-    for (const row of rows) if (!this.#tasks.has(row.id)) this.#tasks.set(row.id, row);
+    for (const row of rows) if (!this.#tasks.has(row.id) && !this.#gone.has(row.id)) this.#tasks.set(row.id, row);
   }
 
   /** Tasks removed from the session (cleared): the subclass forgets what it keeps of them. */
@@ -375,19 +385,4 @@ export class TaskRows {
     this.forgotten(removed);
     if (record) this.#pending?.push({ removed });
   }
-}
-
-const RANK: Record<TaskStatus, number> = {
-  queued: 0,
-  running: 1,
-  succeeded: 2,
-  failed: 2,
-  timed_out: 2,
-  stopped: 2,
-  orphaned: 2,
-  lost: 2,
-};
-
-function byQueueOrder(a: TaskRow, b: TaskRow): number {
-  return Date.parse(a.queuedAt) - Date.parse(b.queuedAt) || taskNumber(a.id) - taskNumber(b.id);
 }

@@ -1,8 +1,9 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
-import type { TaskRow } from '@shared/contract.js';
+import type { TaskOutput, TaskRow } from '@shared/contract.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import { errorMessage } from '../format.js';
 import { TaskRows } from './task-rows.svelte.js';
+import { DEFAULT_TAIL } from './task-output.svelte.js';
 
 export { UNDO_CLEAR_MS } from './finished-clear.svelte.js';
 export { DEFAULT_TAIL, OUTPUT_REFETCH_MS } from './task-output.svelte.js';
@@ -12,8 +13,8 @@ export type ShellOutcome =
   { ok: true; task: TaskRow; notice: string | null } | { ok: false; error: string; code: string | null };
 
 /**
- * The tasks of one session (TaskRows: the rows, pages and output) and what the person does to
- * them: stop, run again, reap leftovers, run a shell line.
+ * The tasks of one session (TaskRows: the rows and pages), the output views show, and what the
+ * person does to them: stop, run again, reap leftovers, run a shell line.
  */
 export class TasksState extends TaskRows {
   readonly #notices = new SvelteMap<string, string>();
@@ -22,6 +23,30 @@ export class TasksState extends TaskRows {
   #reaping = $state(false);
   #reapMessage = $state<string | null>(null);
   #rerunError = $state<string | null>(null);
+
+  /** The last output fetched for the task. */
+  output(taskId: string): TaskOutput | undefined {
+    return this.outputs.output(taskId);
+  }
+
+  /** The tail (in lines) the task's output is fetched with. */
+  outputTail(taskId: string): number {
+    return this.outputs.tail(taskId);
+  }
+
+  outputError(taskId: string): string | null {
+    return this.outputs.error(taskId);
+  }
+
+  /** Shows the task's output and keeps it current while it runs; returns a function that stops watching. */
+  watch(taskId: string, tail = DEFAULT_TAIL): () => void {
+    return this.outputs.watch(taskId, tail);
+  }
+
+  /** Fetches the last `tail` lines of the task's output (and its row). */
+  loadOutput(taskId: string, tail?: number): Promise<void> {
+    return this.outputs.load(taskId, tail);
+  }
 
   get reaping(): boolean {
     return this.#reaping;

@@ -138,6 +138,8 @@ export class TranscriptState {
     const seq = ++this.#loadSeq;
     this.#pending = [];
     this.#loading = true;
+    // An older page on its way is dropped (its answer is for the load before).
+    this.#loadingOlder = false;
     try {
       // A reload (after a reconnect) keeps as much as the reader had loaded, up to the most a page holds.
       const limit = Math.min(MESSAGE_PAGE_MAX, Math.max(MESSAGE_PAGE_DEFAULT, this.#messages.length));
@@ -147,11 +149,12 @@ export class TranscriptState {
       const fresh = await (prefetched?.answer ?? this.#api.listMessages({ sessionId: this.#sessionId, limit }));
       if (seq !== this.#loadSeq) return;
       const first = fresh[0];
-      // Held messages older than the fresh page are dropped: the transcript stays one unbroken run.
-      this.#messages = first ? this.#messages.filter((message) => message.id >= first.id) : [];
       this.#hasOlder = fresh.length === limit;
-      this.#loadingOlder = false;
-      this.#merge([...fresh, ...(this.#pending ?? [])]);
+      // Held messages older than the fresh page are dropped, and so are changes to them that came
+      // meanwhile: the transcript stays one unbroken run, and their pages bring them when loaded.
+      const before = (message: Message) => this.#hasOlder && first !== undefined && message.id < first.id;
+      this.#messages = first ? this.#messages.filter((message) => message.id >= first.id) : [];
+      this.#merge([...fresh, ...(this.#pending ?? []).filter((message) => !before(message))]);
       this.#loaded = true;
       this.#loadError = null;
       this.#notFound = false;
