@@ -6,79 +6,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
-import { openDatabase } from '../electron/store/database.js';
-import { TasksRepo } from '../electron/store/tasks-repo.js';
 import { CHROMIUM_ARGS } from '../playwright.config.js';
 import { startHost } from '../e2e/host.js';
+import { seedBigSession } from '../e2e/seed-session.js';
 import { recordFigure } from './report.js';
 
 const ROUNDS = 5;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-function seed(dataDir: string, count: number): void {
-  const db = openDatabase(join(dataDir, 'drover.sqlite'));
-  const now = Date.now();
-  db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('benchsession', 'bench', ?, ?)").run(
-    now,
-    now,
-  );
-  const repo = new TasksRepo(db);
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const seq = repo.nextSeq();
-      repo.insert({
-        id: `bg_${seq}`,
-        seq,
-        sessionId: 'benchsession',
-        kind: 'command',
-        command: `npm run step -- ${i}`,
-        cwd: dataDir,
-        status: i % 9 === 0 ? 'failed' : 'succeeded',
-        exitCode: i % 9 === 0 ? 1 : 0,
-        signal: null,
-        exitNote: null,
-        error: null,
-        pid: null,
-        pgid: null,
-        processStart: null,
-        bootId: null,
-        runId: 'earlier',
-        queuedAt: now - 10_000 + i,
-        startedAt: now - 9_000 + i,
-        endedAt: now - 8_000 + i,
-        seenAt: null,
-        logNote: null,
-        expectedSeconds: null,
-        timeoutSeconds: 900,
-        notify: false,
-        adopted: false,
-        foreground: false,
-        tty: true,
-        mark: null,
-        containment: 'group',
-        containmentNote: null,
-        cgroup: null,
-        members: [],
-        notifyMode: null,
-        checkAfterSeconds: null,
-        pingedAt: null,
-        eventOffset: 0,
-        readyCheck: null,
-        readyAt: null,
-        notifyReady: false,
-        workItem: null,
-        ownerTaskId: null,
-        agentInfo: null,
-        logPath: join(dataDir, `bg_${seq}.log`),
-      });
-    }
-  })();
-  db.close();
-}
-
 async function measure(count: number): Promise<number[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'drover-panel-bench-'));
-  seed(dataDir, count);
+  seedBigSession(dataDir, { session: 'benchsession', finished: count, messages: 1, lastText: 'bench' });
   const host = await startHost({ dataDir });
   const browser = await chromium.launch({
     executablePath: process.env.DROVER_CHROMIUM ?? '/usr/bin/chromium',
