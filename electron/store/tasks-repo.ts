@@ -9,7 +9,7 @@ import {
 } from '../../shared/schemas/task.js';
 import type { TaskRecord } from '../pool/task-record.js';
 import { AgentRowInfoSchema } from '../../shared/schemas/subagent.js';
-import { parseRow, readableRows, type UnreadableRowReport } from './rows.js';
+import { allRows, parseRow, readableRows, type UnreadableRowReport } from './rows.js';
 
 const StoredStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped', 'lost']);
 const int = z.number().int();
@@ -269,7 +269,7 @@ export class TasksRepo {
    * and left in place; the others still load.
    */
   listBySession(sessionId: string, onUnreadable: UnreadableRowReport): TaskRecord[] {
-    return readableRows(this.#bySession.all(sessionId), toRecord, onUnreadable);
+    return readableRows(allRows(this.#bySession, sessionId), toRecord, onUnreadable);
   }
 
   get(id: string): TaskRecord | undefined {

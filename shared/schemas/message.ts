@@ -132,7 +132,7 @@ export const MessageIdSchema = z.number().int().positive();
  * Messages one page of the transcript holds. A session opens on its newest page and loads older
  * ones as the reader scrolls up; the id is the cursor (ids only grow, so a page never shifts).
  */
-export const MESSAGE_PAGE_DEFAULT = 80;
+export const MESSAGE_PAGE_DEFAULT = 40;
 export const MESSAGE_PAGE_MAX = 500;
 export const MessagePageLimitSchema = z.number().int().min(1).max(MESSAGE_PAGE_MAX);
 

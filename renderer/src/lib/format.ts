@@ -5,6 +5,17 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/**
+ * Date formatters, each made once: `toLocale…String` builds a new Intl formatter per call, which
+ * cost a big transcript's first render ~70 ms (two or three times per message).
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(key: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  let made = formatters.get(key);
+  if (!made) formatters.set(key, (made = new Intl.DateTimeFormat(undefined, options)));
+  return made;
+}
+
 /** A short, calm "how long ago": "just now", "5 min ago", "3 h ago", "yesterday", then a date. */
 export function relativeTime(iso: string, now: number): string {
   const then = Date.parse(iso);
@@ -16,7 +27,9 @@ export function relativeTime(iso: string, now: number): string {
   if (sameDay(then, now - DAY)) return 'yesterday';
   const date = new Date(then);
   const sameYear = date.getFullYear() === new Date(now).getFullYear();
-  return date.toLocaleDateString(undefined, sameYear ? { month: 'short', day: 'numeric' } : { dateStyle: 'medium' });
+  return sameYear
+    ? formatter('month-day', { month: 'short', day: 'numeric' }).format(date)
+    : formatter('medium-date', { dateStyle: 'medium' }).format(date);
 }
 
 /** How long until a time to come: "now", "in 45 s", "in 12 min", "in 3 h 5 min", "in 2 days". */
@@ -32,21 +45,26 @@ export function untilTime(iso: string, now: number): string {
   return `in ${days} ${days === 1 ? 'day' : 'days'}`;
 }
 
+/** The clock time of a moment: "14:03" (or "2:03 PM", as the locale writes it). */
+export function clockTime(at: Date): string {
+  return formatter('clock', { hour: '2-digit', minute: '2-digit' }).format(at);
+}
+
 /** The time of a message: the clock time today, with the date on other days. */
 export function messageTime(iso: string, now: number): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return '';
   const date = new Date(then);
-  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = clockTime(date);
   if (sameDay(then, now)) return time;
-  return `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${time}`;
+  return `${formatter('month-day', { month: 'short', day: 'numeric' }).format(date)}, ${time}`;
 }
 
 /** The full date and time, for tooltips. */
 export function fullTime(iso: string): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return iso;
-  return new Date(then).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' });
+  return formatter('full', { dateStyle: 'full', timeStyle: 'short' }).format(new Date(then));
 }
 
 function sameDay(a: number, b: number): boolean {

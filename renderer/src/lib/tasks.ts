@@ -1,6 +1,6 @@
 import type { TaskKind, TaskRow } from '@shared/schemas/task.js';
 import { agentStatusOf } from '@shared/schemas/subagent.js';
-import { countLabel, elapsedLabel, exitLabel, taskStatusLabel } from './format.js';
+import { clockTime, countLabel, elapsedLabel, exitLabel, taskStatusLabel } from './format.js';
 
 /** Queued or running: what the Running section shows. */
 export function isActive(task: TaskRow): boolean {
@@ -124,7 +124,7 @@ export function outcomeLabel(task: TaskRow): string {
 /** When a settled task started (the list's order) and how long it ran: "12:03 · 4 s". */
 export function finishedClock(task: TaskRow): string {
   const at = task.startedAt ?? task.queuedAt;
-  const time = new Date(Date.parse(at)).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = clockTime(new Date(Date.parse(at)));
   return `${time} · ${elapsedLabel(task.elapsedSeconds)}`;
 }
 

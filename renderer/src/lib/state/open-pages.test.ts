@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Message, TaskRow } from '@shared/contract.js';
 import type { DroverApi } from '../api.js';
 import { FINISHED_PAGE_DEFAULT } from '@shared/schemas/task-page.js';
+import { MESSAGE_PAGE_DEFAULT } from '@shared/schemas/message.js';
 import { taskRow, taskPages } from '../test-tasks.js';
 import { TasksState } from './tasks.svelte.js';
 import { TranscriptState } from './transcript.svelte.js';
@@ -135,7 +136,9 @@ describe('the transcript of a big session', () => {
   }
 
   it('opens on the newest page and puts older pages before it on demand; new messages still join at the end', async () => {
-    let stored = Array.from({ length: 200 }, (_, i) => message(i + 1));
+    const page = MESSAGE_PAGE_DEFAULT;
+    const total = page * 2 + page / 2;
+    let stored = Array.from({ length: total }, (_, i) => message(i + 1));
     const bus = events();
     const listMessages = vi.fn(async ({ beforeId, limit }: { beforeId?: number; limit?: number }) => {
       const older = stored.filter((m) => beforeId === undefined || m.id < beforeId);
@@ -144,18 +147,18 @@ describe('the transcript of a big session', () => {
     const transcript = new TranscriptState({ listMessages, on: bus.on } as unknown as DroverApi, 's1');
     const stop = transcript.start();
     await settle();
-    expect(transcript.messages.map((m) => m.id)).toEqual(Array.from({ length: 80 }, (_, i) => 121 + i));
+    expect(transcript.messages.map((m) => m.id)).toEqual(Array.from({ length: page }, (_, i) => total - page + 1 + i));
     expect(transcript.hasOlder).toBe(true);
-    const added = message(201);
+    const added = message(total + 1);
     stored = [...stored, added];
     bus.emit('messageAdded', { message: added });
     // A change to a message before those held waits for its page.
     bus.emit('messageUpdated', { message: { ...message(3), text: 'changed' } });
-    expect(transcript.messages).toHaveLength(81);
+    expect(transcript.messages).toHaveLength(page + 1);
     expect(await transcript.loadOlder()).toBe(true);
-    expect(transcript.messages[0]!.id).toBe(41);
+    expect(transcript.messages[0]!.id).toBe(total - 2 * page + 1);
     expect(await transcript.loadOlder()).toBe(true);
-    expect(transcript.messages.map((m) => m.id)).toEqual(Array.from({ length: 201 }, (_, i) => i + 1));
+    expect(transcript.messages.map((m) => m.id)).toEqual(Array.from({ length: total + 1 }, (_, i) => i + 1));
     expect(transcript.hasOlder).toBe(false);
     expect(await transcript.loadOlder()).toBe(false);
     expect(listMessages).toHaveBeenCalledTimes(3);
