@@ -25,7 +25,12 @@ export default defineConfig({
       outDir: 'out/main',
       rollupOptions: {
         // The Electron entry and the headless host share every service; both are built.
-        input: { main: resolve(root, 'electron/main.ts'), host: resolve(root, 'electron/host.ts') },
+        input: {
+          main: resolve(root, 'electron/main.ts'),
+          host: resolve(root, 'electron/host.ts'),
+          // A session's sandbox runs in a worker thread of its own (electron/sandbox/sandbox-runtime.ts).
+          'sandbox-worker': resolve(root, 'electron/sandbox/sandbox-worker.ts'),
+        },
       },
     },
   },

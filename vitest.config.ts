@@ -34,6 +34,8 @@ export default defineConfig({
           include: windows ? [...PORTABLE, 'test/process/windows-real.test.ts'] : ['test/**/*.test.ts'],
           exclude: windows ? [] : ['test/process/windows-real.test.ts', '**/node_modules/**'],
           environment: 'node',
+          // The sandbox is off unless a test turns it on (test/sandbox/): the rest test everything else.
+          env: { DROVER_SANDBOX: 'off' },
           pool: 'forks',
           testTimeout: 20_000,
           hookTimeout: 20_000,

@@ -226,6 +226,8 @@ async function list(): Promise<void> {
         adopted: false,
         foreground: false,
         tty: true,
+        sandboxed: false,
+        sandboxRefusals: [],
         mark: null,
         containment: 'group',
         containmentNote: null,

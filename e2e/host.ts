@@ -19,7 +19,15 @@ export interface RunningHost {
 
 /** Starts the built headless host (`out/main/host.js`) as a real process on a fresh data folder. */
 export async function startHost(
-  options: { dataDir?: string; port?: number; token?: string } = {},
+  options: {
+    dataDir?: string;
+    port?: number;
+    token?: string;
+    /** Run the model's commands in the sandbox (bubblewrap here); off in every other spec, which test other things. */
+    sandbox?: boolean;
+    /** Where commands run (the session's working folder); the data folder unless given. */
+    cwd?: string;
+  } = {},
 ): Promise<RunningHost> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'drover-e2e-'));
   // Commands run in the data folder, never in the checkout.
@@ -29,11 +37,12 @@ export async function startHost(
     '--data-dir',
     dataDir,
     '--cwd',
-    dataDir,
+    options.cwd ?? dataDir,
     ...(options.token ? [`--token=${options.token}`] : []),
   ];
   const child = spawn(process.execPath, [join(root, 'out', 'main', 'host.js'), ...args], {
     cwd: root,
+    env: { ...process.env, DROVER_SANDBOX: options.sandbox ? '' : 'off' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

@@ -70,6 +70,8 @@ export function seedBigSession(
         ownerTaskId: null,
         agentInfo: null,
         tty: false,
+        sandboxed: false,
+        sandboxRefusals: [],
         logPath: join(dataDir, `bg_${seq}.log`),
       });
     }

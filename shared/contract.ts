@@ -9,6 +9,7 @@ import { ConnectionTestRequestSchema, ConnectionTestResultSchema } from './schem
 import { GrantSchema, PermissionAnswerSchema, PermissionRequestSchema } from './schemas/permission.js';
 import { MessageIdSchema, MessagePageLimitSchema, MessageSchema, MessageTextSchema } from './schemas/message.js';
 import { StorageStateSchema } from './schemas/storage.js';
+import { SandboxHostSchema, SandboxStatusSchema, SessionSandboxSchema } from './schemas/sandbox.js';
 import { CommandSchema, ContainmentSchema, TaskIdSchema, TaskRowSchema } from './schemas/task.js';
 
 const Empty = z.object({}).strict();
@@ -24,6 +25,8 @@ export const AppInfoSchema = z.object({
   host: z.enum(['electron', 'headless']),
   /** How this machine holds each task's processes together, and why (cgroups, or the fallback and its reason). */
   containment: z.object({ kind: ContainmentSchema, detail: z.string() }),
+  /** Whether this machine can sandbox the model's commands, with what, or why not (issue 19). */
+  sandbox: SandboxStatusSchema,
   /** Whether the disk holding the data folder has room (a full disk is shown as a banner, and REST answers 507). */
   storage: StorageStateSchema,
 });
@@ -135,6 +138,22 @@ export const contract = defineContract({
       output: z.object({ grants: z.array(GrantSchema), allowlist: z.array(z.string()) }),
       summary: 'Make a grant permanent: add it to the allowlist in settings',
     }),
+    getSandbox: request({
+      input: BySession,
+      output: SessionSandboxSchema,
+      summary:
+        "The session's sandbox: the policy in force, the hosts allowed for this session, whether this machine has one",
+    }),
+    allowSandboxHost: request({
+      input: z.object({ sessionId: IdSchema, host: SandboxHostSchema }).strict(),
+      output: SessionSandboxSchema,
+      summary: "Let this session's sandboxed commands reach a host (name, *.domain or address, with an optional :port)",
+    }),
+    removeSandboxHost: request({
+      input: z.object({ sessionId: IdSchema, host: z.string().min(1).max(300) }).strict(),
+      output: SessionSandboxSchema,
+      summary: "Take a host back from this session (the settings' hosts stay)",
+    }),
     runShell: request({
       input: z.object({ sessionId: IdSchema, command: CommandSchema, background: z.boolean().default(false) }).strict(),
       output: ShellResultSchema,
@@ -168,6 +187,10 @@ export const contract = defineContract({
         answer: z.union([PermissionAnswerSchema, z.literal('withdrawn')]),
       }),
       summary: 'A pending request was answered, or withdrawn (its turn ended)',
+    }),
+    sandboxChanged: event({
+      payload: z.object({ sandbox: SessionSandboxSchema }),
+      summary: "A session's sandbox changed (a host allowed or taken back)",
     }),
     grantsChanged: event({
       payload: z.object({ sessionId: IdSchema, grants: z.array(GrantSchema) }),

@@ -27,6 +27,8 @@ export function taskRow(patch: Partial<TaskRow> = {}): TaskRow {
     adopted: false,
     foreground: false,
     tty: true,
+    sandboxed: false,
+    sandboxRefusals: [],
     leftover: false,
     lastOutputAt: null,
     logPath: '/l',

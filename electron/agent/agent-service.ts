@@ -40,7 +40,7 @@ export interface AgentDeps {
   /** The permission gate for the model's commands. */
   /** `onAsk` is called when no rule covers the command and the person is asked. */
   permit: (
-    request: { sessionId: string; command: string; cwd: string; background: boolean },
+    request: { sessionId: string; command: string; cwd: string; background: boolean; outside?: boolean | undefined },
     signal: AbortSignal,
     onAsk?: () => void,
   ) => Promise<Outcome>;
@@ -334,10 +334,10 @@ export class AgentService {
               progress: (text) => writer.toolProgress(row, text),
               personMessage: { signal: turn.personMessage.signal, yieldTurn: () => (turn.yielded = true) },
               ...(spend ? { spend } : {}),
-              permit: async (command, cwd, background) => {
+              permit: async (command, cwd, background, options) => {
                 let asked = false;
                 const result = await this.#deps.permit(
-                  { sessionId, command, cwd, background },
+                  { sessionId, command, cwd, background, outside: options?.outside },
                   turn.controller.signal,
                   () => {
                     asked = true;

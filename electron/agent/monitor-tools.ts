@@ -27,7 +27,7 @@ export function monitorTools(
     async execute(args: z.output<typeof MonitorCommandInput>, context) {
       const cwd = args.cwd ?? context.cwd;
       const workItem = workItemFor(link, context.sessionId, args.work_item_id);
-      const permission = await context.permit(args.command, cwd, true);
+      const permission = await context.permit(args.command, cwd, true, { outside: args.sandbox === false });
       if (!permission.allowed) return notRun(permission, args.command);
       const record = await pool.start({
         sessionId: context.sessionId,
@@ -35,6 +35,7 @@ export function monitorTools(
         command: args.command,
         cwd,
         tty: args.tty === true,
+        sandboxed: permission.sandboxed === true,
         timeoutSeconds: args.timeout_seconds,
         notifyMode: args.notify,
         checkAfterSeconds: args.check_after_seconds,

@@ -87,7 +87,7 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers, l
         );
       // The item is checked before the person is asked: a call that cannot run is not put to them.
       const workItem = workItemFor(link, context.sessionId, args.work_item_id);
-      const permission = await context.permit(args.command, cwd, background);
+      const permission = await context.permit(args.command, cwd, background, { outside: args.sandbox === false });
       if (!permission.allowed) return notRun(permission, args.command);
       const request = {
         sessionId: context.sessionId,
@@ -95,6 +95,7 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers, l
         cwd,
         // The model's commands run on pipes unless it asks for a terminal (plain text costs it fewer tokens).
         tty: args.tty === true,
+        sandboxed: permission.sandboxed === true,
         expectedSeconds: args.expected_seconds,
         timeoutSeconds: args.timeout_seconds,
         notifyOnFinish: args.notify_on_finish === true,

@@ -1,6 +1,7 @@
 import type { TaskRow } from '../../shared/schemas/task.js';
 import type { TaskPool } from '../pool/pool.js';
 import { fence } from './fence.js';
+import { sandboxNote } from './task-words.js';
 import { omittedNote, readInlineOutput } from './inline-output.js';
 
 /**
@@ -9,5 +10,5 @@ import { omittedNote, readInlineOutput } from './inline-output.js';
  */
 export async function fencedOutput(pool: TaskPool, row: TaskRow, tailLines?: number): Promise<string> {
   const shown = await readInlineOutput(row.logPath, pool.policy.persistedReadBytes, tailLines);
-  return `${omittedNote(shown, row.logPath)}${fence(shown.text, row.id)}`;
+  return `${sandboxNote(row)}${omittedNote(shown, row.logPath)}${fence(shown.text, row.id)}`;
 }

@@ -35,3 +35,22 @@ export function failureWarning(row: TaskRow): string {
     return `\nExit code 1 here is a result (${row.exitNote}), not an error.`;
   return '';
 }
+
+/**
+ * What the sandbox refused the task, for the model, said outside the output's fence (the paths and
+ * hosts come from the task, so each is quoted as a JSON string and cut short). Empty when nothing was.
+ */
+export function sandboxNote(row: Pick<TaskRow, 'sandboxed' | 'sandboxRefusals'>): string {
+  if (!row.sandboxed || row.sandboxRefusals.length === 0) return '';
+  const quoted = (text: string) => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  const items = row.sandboxRefusals.map((refusal) =>
+    refusal.kind === 'host'
+      ? `connect to ${quoted(refusal.target)} (${quoted(refusal.detail)})`
+      : `write ${quoted(refusal.target)} (${quoted(refusal.detail)})`,
+  );
+  return (
+    `The sandbox refused this task: ${items.join('; ')}. ` +
+    'Do not retry the same way: a host can be allowed by the person (they are asked when it is reached), ' +
+    'and a command that must write outside the working folder can be run again with sandbox: false, which asks them.\n'
+  );
+}

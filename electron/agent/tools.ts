@@ -20,6 +20,11 @@ import { exitWords, failureWarning, statusLine } from './task-words.js';
 
 export { INLINE_OUTPUT_MAX_CHARS };
 
+/** `outside`: the model asked to run the command outside the sandbox (`sandbox: false`). */
+export interface PermitOptions {
+  outside?: boolean;
+}
+
 export interface ToolContext {
   sessionId: string;
   cwd: string;
@@ -28,7 +33,7 @@ export interface ToolContext {
   /** Called as soon as a call has started a task, so the transcript can follow it live. */
   onTask?: (taskId: string) => void;
   /** The permission gate: every command the model runs is allowed by a rule or by the person. */
-  permit: (command: string, cwd: string, background: boolean) => Promise<Outcome>;
+  permit: (command: string, cwd: string, background: boolean, options?: PermitOptions) => Promise<Outcome>;
   /**
    * Shows a line of the call's progress on its transcript row while it runs, as plain text for
    * the person (never the model's). Written at most once a second; the latest line wins.

@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import type { SandboxService } from '../sandbox/sandbox-service.js';
 import { join } from 'node:path';
 import type { AppInfo, DroverContract } from '../../shared/contract.js';
 import type { Handlers } from '../ipc/router.js';
@@ -42,6 +43,7 @@ export interface HandlerDeps {
   agent: AgentService;
   settings: SettingsService;
   permissions: PermissionService;
+  sandbox: SandboxService;
   /** kill_shell, shared with the model. */
   kill: AgentTool;
   portsSupported: boolean;
@@ -114,6 +116,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       d.permissions.forget(id);
       forgetSchedules(d.scheduling, id);
       await pool.stopSession(id);
+      await d.sandbox.forget(id);
       const deleted = sessions.delete(id);
       outputs.forget(`${id}/`);
       await rm(join(d.dataDir, 'sessions', id), { recursive: true, force: true });
@@ -150,6 +153,21 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     answerPermission: ({ sessionId, requestId, answer }) => {
       requireSession(sessionId);
       return d.permissions.answer(sessionId, requestId, answer);
+    },
+    getSandbox: ({ sessionId }) => {
+      requireSession(sessionId);
+      return d.sandbox.view(sessionId);
+    },
+    allowSandboxHost: ({ sessionId, host }) => {
+      requireSession(sessionId);
+      d.sandbox.allowHost(sessionId, host);
+      return d.sandbox.view(sessionId);
+    },
+    removeSandboxHost: ({ sessionId, host }) => {
+      requireSession(sessionId);
+      if (!d.sandbox.removeHost(sessionId, host))
+        throw new DroverError('not_found', `No host "${host}" allowed for this session`, { path: 'host' });
+      return d.sandbox.view(sessionId);
     },
     revokeGrant: ({ sessionId, kind, value }) => {
       requireSession(sessionId);
@@ -227,7 +245,15 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
           path: 'taskId',
         });
       // The person chose to run it again: it runs as their shell line, in the folder it ran in.
-      return d.shell.run(sessionId, task.command, !task.foreground || task.adopted, task.cwd, task.tty);
+      return d.shell.run(
+        sessionId,
+        task.command,
+        !task.foreground || task.adopted,
+        task.cwd,
+        task.tty,
+        // A rerun keeps the sandbox the task had, where there still is one.
+        task.sandboxed && d.sandbox.status.available,
+      );
     },
     revealTaskLog: ({ sessionId, taskId }) => {
       requireSession(sessionId);

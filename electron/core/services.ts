@@ -38,6 +38,8 @@ import { Scheduling } from '../scheduler/scheduler-service.js';
 import { UnattendedBudget } from '../agent/unattended-budget.js';
 import { Subagents } from '../subagents/subagents.js';
 import { sessionTools } from './session-tools.js';
+import { probeSandbox, SandboxService } from '../sandbox/sandbox-service.js';
+import { sandboxPolicyOf } from '../../shared/schemas/sandbox.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { WorkLinks } from '../work/work-links.js';
 import { PortIndex } from '../pool/port-index.js';
@@ -69,6 +71,11 @@ export interface ServicesOptions {
   revealFile?: (path: string) => void;
   /** Asks where to save a copy of a file and writes it (the desktop app's save dialog); the host has none. */
   saveFileCopy?: (source: string, suggestedName: string) => Promise<string | null>;
+  /**
+   * 'off': no command runs in a sandbox on this run (tests of everything else; the environment's
+   * DROVER_SANDBOX=off does the same); 'auto' (default): as the settings say and this machine allows.
+   */
+  sandbox?: 'auto' | 'off';
   /** The scheduler's clock, and whether it looks for due runs by itself (tests move the clock and call tick). */
   scheduler?: { clock?: { now(): number }; ticking?: boolean };
 }
@@ -165,8 +172,27 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
           onChange: (ids) => pool.portsChanged(ids),
         })
       : null;
+  // The sandbox (issue 19): the session's policy around the model's commands, where this machine has one.
+  // Drover's own environment decides DROVER_SANDBOX (options.env is what settings read keys from).
+  const sandboxMode = options.sandbox ?? (process.env.DROVER_SANDBOX === 'off' ? 'off' : 'auto');
+  const sandbox: SandboxService = new SandboxService(
+    {
+      policy: () => sandboxPolicyOf(settings.current.sandbox),
+      dataDir: options.dataDir,
+      workspace: () => options.workingDir,
+      askNetwork: (sessionId, host, port) => permissions.askNetwork(sessionId, host, port),
+      refused: (sessionId, taskId, refusal) => void pool.noteSandboxRefusal(sessionId, taskId, refusal),
+      hostsChanged: (sessionId) => bus.emit('sandboxChanged', { sandbox: sandbox.view(sessionId) }),
+      mode: sandboxMode,
+      home: (options.env ?? process.env).HOME,
+      log: warn,
+    },
+    sandboxMode === 'off' ? { available: false, platform: process.platform, detail: 'off' } : probeSandbox(),
+  );
+  settings.onChange(() => sandbox.policyChanged());
   // A monitor is a command watched differently: the same runner, containment and log.
   const commandRunner = new CommandRunner({
+    sandbox,
     containers,
     identify,
     ...(unixOs ? { processState: (pid: number) => unixOs.processState(pid) } : {}),
@@ -180,7 +206,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     userDir: join(options.dataDir, 'agents'),
     model: (definition) => settings.languageModel(definition.model),
     tools: () => baseTools,
-    permit: (request, signal) => permissions.check(request, signal),
+    permit: (request, signal) => gate(request, signal),
     log: warn,
   });
   const pool: TaskPool = new TaskPool({
@@ -207,10 +233,14 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     () => undefined,
     (error: unknown) => warn(`the shell grammar could not be loaded, so every command will ask: ${String(error)}`),
   );
-  const permissions = new PermissionService({
+  const permissions: PermissionService = new PermissionService({
     bus,
     ready: parserReady,
     workspace: () => options.workingDir,
+    sandbox: {
+      applies: () => sandbox.applies('model'),
+      runWithoutAsking: () => sandboxPolicyOf(settings.current.sandbox).runWithoutAsking,
+    },
     // Read at every command: switching mode applies to the very next one, even within a turn.
     planMode: (sessionId) => sessions.get(sessionId).mode === 'plan',
     allowlist: () => settings.current.commandAllowlist ?? [],
@@ -220,6 +250,13 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
       return settings.current.commandAllowlist ?? [];
     },
   });
+  // Every command of the model passes the gate; where the settings want a sandbox and this machine
+  // has none, the session is told so once, at its first command.
+  const gate: PermissionService['check'] = (request, signal, onAsk) => {
+    const notice = sandbox.unavailableNotice(request.sessionId);
+    if (notice) void sessions.append({ sessionId: request.sessionId, role: 'system', text: notice, automated: true });
+    return permissions.check(request, signal, onAsk);
+  };
   // A foreground run waits on one registry, so "Background" reaches the `!` line and the model's call alike.
   const handovers = new ForegroundHandovers();
   // Tool rows keep what they showed of their tasks, so Clear never empties the transcript.
@@ -277,7 +314,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     settings,
   });
   const agent: AgentService = new AgentService({
-    permit: (request, signal, onAsk) => permissions.check(request, signal, onAsk),
+    permit: (request, signal, onAsk) => gate(request, signal, onAsk),
     sessions,
     bus,
     tools: [...baseTools, ...subagents.tools()],
@@ -319,17 +356,25 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
       dataDir: options.dataDir,
       host: options.host,
       containment: { kind: containers.kind, detail: containers.description },
+      sandbox: sandbox.status,
     },
     dataDir: options.dataDir,
     workingDir: options.workingDir,
     bus,
     sessions,
     pool,
-    shell: new OperatorShell(pool, sessions, () => options.workingDir, handovers),
+    shell: new OperatorShell(
+      pool,
+      sessions,
+      () => options.workingDir,
+      handovers,
+      () => sandbox.applies('operator'),
+    ),
     snapshots,
     agent,
     settings,
     permissions,
+    sandbox,
     kill: killTool,
     work: {
       ledger: () => ledger.get(),
@@ -383,6 +428,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
         pings.dispose();
         await agent.dispose();
         await pool.drain(warn);
+        await sandbox.dispose();
         containers.dispose();
         ports?.dispose();
         planning.dispose();

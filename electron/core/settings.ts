@@ -17,6 +17,7 @@ import {
   type SettingsUpdate,
 } from '../../shared/schemas/settings.js';
 import type { ConnectionTestResult } from '../../shared/schemas/connection-test.js';
+import { sandboxPolicyOf } from '../../shared/schemas/sandbox.js';
 import type { SecretStore } from './secrets.js';
 import { DEFAULT_POLICY, type PoolPolicy } from '../pool/policy.js';
 import { testConnection, type ConnectionTestOptions, type ProviderToTest } from '../agent/connection-test.js';
@@ -286,6 +287,7 @@ export class SettingsService {
         autoUpdate: this.#settings.desktop?.autoUpdate ?? false,
       },
       tasks: { passEnvironment: this.#settings.tasks?.passEnvironment ?? [] },
+      sandbox: sandboxPolicyOf(this.#settings.sandbox),
       sleep: this.#settings.sleep ?? {},
       scheduler: this.#settings.scheduler ?? {},
       budget: this.#settings.budget ?? {},
@@ -329,6 +331,7 @@ export class SettingsService {
     if (change.commandAllowlist) next.commandAllowlist = change.commandAllowlist;
     if (change.notifications) next.notifications = { ...next.notifications, ...change.notifications };
     if (change.tasks) next.tasks = { ...next.tasks, ...change.tasks };
+    if (change.sandbox) next.sandbox = merged(next.sandbox, change.sandbox);
     if (change.desktop) next.desktop = { ...next.desktop, ...change.desktop };
     try {
       const parsed = SettingsSchema.safeParse(next);

@@ -154,6 +154,24 @@ export const routes: readonly Route[] = [
     input: ([sessionId, requestId], body) => ({ ...body, sessionId, requestId }),
   },
   {
+    method: 'GET',
+    pattern: re(`/sessions/${ID}/sandbox`),
+    request: 'getSandbox',
+    input: ([sessionId]) => ({ sessionId }),
+  },
+  {
+    method: 'POST',
+    pattern: re(`/sessions/${ID}/sandbox/hosts`),
+    request: 'allowSandboxHost',
+    input: ([sessionId], body) => ({ ...body, sessionId }),
+  },
+  {
+    method: 'DELETE',
+    pattern: re(`/sessions/${ID}/sandbox/hosts/${ID}`),
+    request: 'removeSandboxHost',
+    input: ([sessionId, host]) => ({ sessionId, host }),
+  },
+  {
     method: 'POST',
     pattern: re(`/sessions/${ID}/cancel`),
     request: 'cancelTurn',

@@ -11,7 +11,20 @@ import { evaluateReadOnly } from './read-only.js';
 /** The shell commands run under here: the gate reads words its way. */
 const COMMAND_SHELL: NonNullable<GatePolicy['shell']> = process.platform === 'win32' ? 'cmd' : 'posix';
 
-export type Outcome = { allowed: true; reason: string } | { allowed: false; reason: string; rejected?: boolean };
+/** On allow, `sandboxed` says whether the command runs inside the session's sandbox. */
+export type Outcome =
+  { allowed: true; reason: string; sandboxed?: boolean } | { allowed: false; reason: string; rejected?: boolean };
+
+/** What the gate asks of the sandbox: whether it is in force for the model's commands, and its settings. */
+export interface GateSandbox {
+  /** The model's commands run in the sandbox now (on in the settings, available here). */
+  applies(): boolean;
+  /** Setting "Run sandboxed commands without asking". */
+  runWithoutAsking(): boolean;
+}
+
+/** How long a connection waits on the person before it is refused. */
+export const NETWORK_ASK_MS = 5 * 60_000;
 
 interface Pending {
   request: PermissionRequest;
@@ -34,6 +47,8 @@ export interface PermissionDeps {
   workspace?: () => string;
   /** Whether the session is in plan mode: then only read-only commands run without asking, grants aside. */
   planMode?: (sessionId: string) => boolean;
+  /** The session's sandbox; absent, no command runs in one. */
+  sandbox?: GateSandbox;
   now?: () => number;
 }
 
@@ -62,6 +77,8 @@ export class PermissionService {
       agent?: { taskId: string; name: string } | undefined;
       /** Judge as in plan mode (read-only commands run, the rest ask): a read-only agent's commands. */
       readOnly?: boolean | undefined;
+      /** The model asked to run it outside the sandbox: always asked, once or reject. */
+      outside?: boolean | undefined;
     },
     signal: AbortSignal,
     onAsk?: () => void,
@@ -84,7 +101,13 @@ export class PermissionService {
           },
           cwd,
         );
-    if (decision.decision === 'allow') return { allowed: true, reason: decision.reason };
+    const inForce = this.#deps.sandbox?.applies() ?? false;
+    const outside = inForce && request.outside === true;
+    const sandboxed = inForce && !outside;
+    if (decision.decision === 'allow' && !outside) return { allowed: true, reason: decision.reason, sandboxed };
+    // A command the sandbox makes harmless runs without asking, where the person chose that (never in plan mode).
+    if (sandboxed && !planMode && this.#deps.sandbox!.runWithoutAsking())
+      return { allowed: true, reason: 'runs in the sandbox, which the settings let run without asking', sandboxed };
     if (signal.aborted) return { allowed: false, reason: 'the turn was cancelled' };
 
     const pending: PermissionRequest = {
@@ -94,11 +117,15 @@ export class PermissionService {
       visibleCommand: visibleCommand(request.command),
       cwd: request.cwd,
       background: request.background,
-      programGrant: planMode ? null : programGrantFor(request.command, COMMAND_SHELL),
+      programGrant: planMode || outside ? null : programGrantFor(request.command, COMMAND_SHELL),
       planMode,
-      reason: decision.reason,
+      reason: outside
+        ? `it asks to run outside the sandbox${decision.decision === 'ask' ? `, and ${decision.reason}` : ''}`
+        : decision.reason,
       createdAt: new Date((this.#deps.now ?? Date.now)()).toISOString(),
       agent: request.agent ?? null,
+      sandbox: outside ? 'outside' : sandboxed ? 'inside' : 'none',
+      network: null,
     };
     onAsk?.();
     const answer = await new Promise<PermissionAnswer | 'withdrawn'>((resolve) => {
@@ -111,8 +138,43 @@ export class PermissionService {
     if (answer === 'reject') return { allowed: false, reason: 'rejected by the person', rejected: true };
     return {
       allowed: true,
-      reason: answer === 'allow' ? 'allowed once by the person' : 'allowed always by the person',
+      reason: outside
+        ? 'allowed once outside the sandbox by the person'
+        : answer === 'allow'
+          ? 'allowed once by the person'
+          : 'allowed always by the person',
+      sandboxed,
     };
+  }
+
+  /**
+   * A sandboxed command of this session tried to reach a host its policy does not list: the person
+   * answers this connection once, the host for the session, or no. Nobody answering within
+   * NETWORK_ASK_MS is a no.
+   */
+  async askNetwork(sessionId: string, host: string, port: number): Promise<'once' | 'host' | 'reject'> {
+    const target = port ? `${host}:${port}` : host;
+    const pending: PermissionRequest = {
+      id: randomId(10),
+      sessionId,
+      command: `connect to ${target}`,
+      visibleCommand: visibleCommand(`connect to ${target}`),
+      cwd: this.#deps.workspace?.() ?? '',
+      background: true,
+      programGrant: null,
+      planMode: false,
+      reason: `a sandboxed command wants to connect to ${target}, which the sandbox does not allow`,
+      createdAt: new Date((this.#deps.now ?? Date.now)()).toISOString(),
+      agent: null,
+      sandbox: 'inside',
+      network: { host, port },
+    };
+    const answer = await new Promise<PermissionAnswer | 'withdrawn'>((resolve) => {
+      this.#pending.set(pending.id, { request: pending, resolve });
+      setTimeout(() => this.#resolve(pending.id, 'withdrawn'), NETWORK_ASK_MS).unref();
+      this.#deps.bus.emit('permissionRequested', { request: pending });
+    });
+    return answer === 'allow' ? 'once' : answer === 'allow_host' ? 'host' : 'reject';
   }
 
   answer(sessionId: string, requestId: string, answer: PermissionAnswer): { answered: boolean; grants: Grant[] } {
@@ -122,6 +184,19 @@ export class PermissionService {
         path: 'requestId',
       });
     }
+    const { network, sandbox } = pending.request;
+    if (network ? answer === 'allow_always' || answer === 'allow_program' : answer === 'allow_host')
+      throw new DroverError(
+        'invalid_input',
+        network
+          ? 'A connection is allowed once (allow), for its host in this session (allow_host), or rejected'
+          : 'allow_host answers a sandboxed connection, not a command',
+        { path: 'answer' },
+      );
+    if (sandbox === 'outside' && (answer === 'allow_always' || answer === 'allow_program'))
+      throw new DroverError('invalid_input', 'A command leaving the sandbox is allowed once, or rejected', {
+        path: 'answer',
+      });
     if (pending.request.planMode && (answer === 'allow_always' || answer === 'allow_program'))
       throw new DroverError(
         'invalid_input',

@@ -55,6 +55,19 @@ export interface CommandRunnerOptions {
   /** A process's state in words, for the error when SIGKILL does not take. */
   processState?: (pid: number) => string | null;
   log?: (message: string) => void;
+  /** Wraps a sandboxed task's shell in its session's sandbox; absent, a task asking for one fails to start. */
+  sandbox?: SandboxWrapper;
+}
+
+/** What puts a command inside its session's sandbox: the program and arguments to run instead, and the variables they need. */
+export interface SandboxWrapper {
+  wrap(request: {
+    sessionId: string;
+    taskId: string;
+    command: string;
+    shell: string;
+    cwd: string;
+  }): Promise<{ file: string; args: string[]; env: Record<string, string> }>;
 }
 
 /** What a runner hands the shared start: how to spawn the wrapped shell, and the variables its kind of output needs. */
@@ -82,9 +95,11 @@ export class ShellLauncher {
   readonly #identify: (pid: number) => string | null;
   readonly #state: (pid: number) => string | null;
   readonly #containers: ContainerFactory;
+  readonly #sandbox: SandboxWrapper | undefined;
 
   constructor(options: CommandRunnerOptions) {
     this.#containers = options.containers;
+    this.#sandbox = options.sandbox;
     this.#baseEnv = options.baseEnv ?? process.env;
     this.#pass = options.passEnvironment ?? (() => []);
     this.#secrets = options.secretVariables ?? [];
@@ -105,8 +120,14 @@ export class ShellLauncher {
       [LEGACY_MARK_VARIABLE]: spec.taskId,
       [spec.mark.variable]: spec.mark.value,
     });
+    // A sandboxed task: the sandbox's program (bubblewrap, sandbox-exec) runs the shell, inside the
+    // task's container like any shell, so stop and reap are unchanged.
+    const inner = spec.sandboxed
+      ? await this.#sandboxed(spec)
+      : { file: this.shell, args: shellArgs(this.shell, spec.command), env: {} };
+    Object.assign(env, inner.env);
     const container = this.#containers.create(spec.taskId, spec.mark);
-    const launch = container.wrap(this.shell, shellArgs(this.shell, spec.command), how.terminal);
+    const launch = container.wrap(inner.file, inner.args, how.terminal);
     let io: LeaderIo;
     try {
       io = how.spawn(launch, env, spec.cwd);
@@ -127,6 +148,21 @@ export class ShellLauncher {
       throw new StartError((error as Error).message);
     }
     return handle;
+  }
+
+  async #sandboxed(spec: Spec): Promise<{ file: string; args: string[]; env: Record<string, string> }> {
+    if (!this.#sandbox || !spec.sessionId) throw new StartError('it was to run in the sandbox, and none is available');
+    try {
+      return await this.#sandbox.wrap({
+        sessionId: spec.sessionId,
+        taskId: spec.taskId,
+        command: spec.command,
+        shell: this.shell,
+        cwd: spec.cwd,
+      });
+    } catch (error) {
+      throw new StartError(`the sandbox could not be prepared: ${(error as Error).message}`);
+    }
   }
 }
 

@@ -14,6 +14,8 @@ export interface StartRequest {
   kind?: TaskKind | undefined;
   /** Commands: a pseudo-terminal (default: what a person's own start gets) or, with false, pipes. */
   tty?: boolean | undefined;
+  /** Commands: run inside the session's sandbox (the caller checked it is on and available). */
+  sandboxed?: boolean | undefined;
   env?: Readonly<Record<string, string>>;
   expectedSeconds?: number | undefined;
   timeoutSeconds?: number | undefined;

@@ -1,4 +1,5 @@
 import { DroverError } from '../../shared/ipc/errors.js';
+import { SANDBOX_REFUSALS_MAX, type SandboxRefusal } from '../../shared/schemas/sandbox.js';
 import type { TaskKind, TaskOutput, TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
 import { DEFAULT_POLICY, resolveTimeoutSeconds, type PoolPolicy } from './policy.js';
@@ -273,6 +274,21 @@ export class TaskPool {
     if (!live?.record.agentInfo || live.settling) return;
     live.record.agentInfo = { ...live.record.agentInfo, steps, tokens };
     this.#save(live.record);
+  }
+
+  /**
+   * The sandbox refused a task of this session something (a path, a host): its row says so, the
+   * first SANDBOX_REFUSALS_MAX distinct ones. False when the session has no such sandboxed task.
+   */
+  noteSandboxRefusal(sessionId: string, id: string, refusal: SandboxRefusal): boolean {
+    if (!this.has(sessionId, id)) return false;
+    const record = this.#index.require(sessionId, id);
+    if (!record.sandboxed) return false;
+    const known = record.sandboxRefusals.some((r) => r.kind === refusal.kind && r.target === refusal.target);
+    if (known || record.sandboxRefusals.length >= SANDBOX_REFUSALS_MAX) return true;
+    record.sandboxRefusals = [...record.sandboxRefusals, refusal];
+    this.#save(record);
+    return true;
   }
 
   /** The port index saw these tasks' ports change: their rows are told again. */

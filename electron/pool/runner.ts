@@ -15,6 +15,10 @@ export interface Spec {
    * pipes (plain text, stdout and stderr merged in order). Absent: a terminal.
    */
   tty?: boolean;
+  /** Commands: run inside the session's sandbox (the runner's sandbox wraps the shell). */
+  sandboxed?: boolean;
+  /** The session the task belongs to (the sandbox is the session's). */
+  sessionId?: string;
   /** Agent tasks: what the request carried for the runner (opaque to the pool). */
   payload?: unknown;
 }

@@ -70,6 +70,8 @@ export class TaskLauncher {
           env: {},
           mark,
           tty: record.tty,
+          sandboxed: record.sandboxed,
+          sessionId: record.sessionId,
           ...(record.payload === undefined ? {} : { payload: record.payload }),
         },
         {

@@ -9,6 +9,7 @@ import {
 import type { StartRequest } from './pool-types.js';
 import type { Containment, WindowsMember } from '../process/identity.js';
 import type { AgentRowInfo } from '../../shared/schemas/subagent.js';
+import type { SandboxRefusal } from '../../shared/schemas/sandbox.js';
 
 /** Statuses a record may hold on disk; `orphaned` is only ever derived. */
 export type StoredStatus = Exclude<TaskStatus, 'orphaned'>;
@@ -58,6 +59,10 @@ export interface TaskRecord {
   foreground: boolean;
   /** Commands: a pseudo-terminal (true) or pipes (false); see TaskRow.tty. */
   tty: boolean;
+  /** Commands: run inside the session's sandbox; see TaskRow.sandboxed. */
+  sandboxed: boolean;
+  /** What the sandbox refused the task (the first SANDBOX_REFUSALS_MAX). */
+  sandboxRefusals: SandboxRefusal[];
   logPath: string;
   /** Monitors: how the agent is woken; null for other tasks. */
   notifyMode: MonitorNotify | null;
@@ -100,6 +105,7 @@ export interface NewTask {
   notify: boolean;
   foreground: boolean;
   tty: boolean;
+  sandboxed: boolean;
   logPath: string;
   notifyMode: MonitorNotify | null;
   checkAfterSeconds: number | null;
@@ -115,6 +121,7 @@ export function newTaskRecord(task: NewTask): TaskRecord {
   return {
     ...task,
     id: taskId(task.kind, task.seq),
+    sandboxRefusals: [],
     status: 'queued',
     exitCode: null,
     signal: null,
@@ -167,6 +174,8 @@ export function recordForRequest(
     foreground,
     // A terminal unless the starter asked for pipes (the model's tools do); an agent has neither.
     tty: request.kind === 'agent' ? false : (request.tty ?? true),
+    // The pool is told; it does not decide (the permission gate does, with the session's sandbox).
+    sandboxed: request.kind === 'agent' ? false : request.sandboxed === true,
     logPath: join(place.dataDir, 'sessions', request.sessionId, 'background', taskId(request.kind, seq), 'output.log'),
     notifyMode,
     checkAfterSeconds: monitor ? (request.checkAfterSeconds ?? CHECK_AFTER_DEFAULT_SECONDS) : null,

@@ -59,6 +59,8 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     adopted: record.adopted,
     foreground: record.foreground,
     tty: record.tty,
+    sandboxed: record.sandboxed,
+    sandboxRefusals: record.sandboxRefusals,
     leftover: status === 'orphaned' && (context.leftover ?? false),
     containment: record.containment,
     containmentNote: record.containmentNote,

@@ -22,13 +22,17 @@ export class OperatorShell {
   readonly #sessions: SessionsService;
   readonly #cwd: () => string;
   readonly #handovers: ForegroundHandovers;
+  readonly #sandboxed: () => boolean;
 
   constructor(
     pool: TaskPool,
     sessions: SessionsService,
     cwd: () => string,
     handovers: ForegroundHandovers = new ForegroundHandovers(),
+    /** Whether the person's own lines run in the sandbox (setting sandbox.operatorLines, where one is available). */
+    sandboxed: () => boolean = () => false,
   ) {
+    this.#sandboxed = sandboxed;
     this.#pool = pool;
     this.#sessions = sessions;
     this.#cwd = cwd;
@@ -38,6 +42,7 @@ export class OperatorShell {
   /**
    * `cwd`: where it runs (a rerun keeps the folder of the task it repeats); the configured folder by default.
    * `tty`: a person's line gets a terminal; a rerun keeps what the task it repeats had.
+   * `sandboxed`: as the settings say for the person's lines; a rerun keeps what the task it repeats had.
    */
   async run(
     sessionId: string,
@@ -45,9 +50,10 @@ export class OperatorShell {
     background: boolean,
     cwd = this.#cwd(),
     tty = true,
+    sandboxed = this.#sandboxed(),
   ): Promise<ShellResult> {
     this.#sessions.get(sessionId);
-    const request = { sessionId, command, cwd, tty };
+    const request = { sessionId, command, cwd, tty, sandboxed };
     if (background) {
       const record = await this.#pool.start(request);
       this.#sessions.addToolMessage(sessionId, command, record.id);

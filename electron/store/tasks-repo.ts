@@ -9,6 +9,7 @@ import {
 } from '../../shared/schemas/task.js';
 import type { TaskRecord } from '../pool/task-record.js';
 import { AgentRowInfoSchema } from '../../shared/schemas/subagent.js';
+import { SandboxRefusalSchema } from '../../shared/schemas/sandbox.js';
 import { allRows, parseRow, readableRows, type UnreadableRowReport } from './rows.js';
 
 const StoredStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'stopped', 'lost']);
@@ -43,6 +44,9 @@ const TaskRowSchema = z.object({
   foreground: int,
   // Absent before migration 15 (pipes): every task had a terminal then.
   tty: int.default(1),
+  // Absent before migration 16 (the sandbox): no task ran in one.
+  sandboxed: int.default(0),
+  sandbox_refusals: z.string().nullable().default(null),
   log_path: z.string(),
   mark: z.string().nullable(),
   containment: ContainmentSchema.nullable(),
@@ -88,6 +92,17 @@ function parseMembers(text: string | null): TaskRecord['members'] {
   }
 }
 
+/** The refusals the sandbox recorded; a damaged list reads as none (the task itself stays). */
+function parseRefusals(text: string | null): TaskRecord['sandboxRefusals'] {
+  if (!text) return [];
+  try {
+    const parsed = z.array(SandboxRefusalSchema).safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : [];
+  } catch {
+    return [];
+  }
+}
+
 const COLUMNS = Object.keys(TaskRowSchema.shape);
 
 function toRecord(row: unknown): TaskRecord {
@@ -120,6 +135,8 @@ function toRecord(row: unknown): TaskRecord {
     adopted: r.adopted === 1,
     foreground: r.foreground === 1,
     tty: r.tty === 1,
+    sandboxed: r.sandboxed === 1,
+    sandboxRefusals: parseRefusals(r.sandbox_refusals),
     logPath: r.log_path,
     mark: r.mark,
     containment: r.containment,
@@ -178,6 +195,8 @@ function toParams(record: TaskRecord): Record<string, unknown> {
     adopted: record.adopted ? 1 : 0,
     foreground: record.foreground ? 1 : 0,
     tty: record.tty ? 1 : 0,
+    sandboxed: record.sandboxed ? 1 : 0,
+    sandbox_refusals: record.sandboxRefusals.length > 0 ? JSON.stringify(record.sandboxRefusals) : null,
     log_path: record.logPath,
     mark: record.mark,
     containment: record.containment,

@@ -34,6 +34,7 @@ export interface SubagentsDeps {
       background: boolean;
       agent: { taskId: string; name: string };
       readOnly: boolean;
+      outside?: boolean | undefined;
     },
     signal: AbortSignal,
   ) => Promise<Outcome>;
@@ -115,13 +116,14 @@ export class Subagents {
         cwd: this.#deps.projectDir,
         owner: { taskId, depth },
         ...(payload.spend ? { spend: payload.spend } : {}),
-        permit: (command, cwd, background) =>
+        permit: (command, cwd, background, options) =>
           this.#deps.permit(
             {
               sessionId: payload.sessionId,
               command,
               cwd,
               background,
+              outside: options?.outside,
               agent: { taskId, name: definition.name },
               readOnly: definition.readOnly === true,
             },

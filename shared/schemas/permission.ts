@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { IdSchema, TimestampSchema } from './session.js';
 
-export const PermissionAnswerSchema = z.enum(['allow', 'allow_always', 'allow_program', 'reject']);
+/**
+ * `allow`: this once (a command; outside the sandbox when it asked to leave it; a connection: this
+ * one). `allow_host`: a sandboxed command's host, for the rest of the session.
+ */
+export const PermissionAnswerSchema = z.enum(['allow', 'allow_always', 'allow_program', 'allow_host', 'reject']);
 export type PermissionAnswer = z.infer<typeof PermissionAnswerSchema>;
 
 /** A command the model wants to run that no rule allows: the person decides. */
@@ -23,6 +27,16 @@ export const PermissionRequestSchema = z.object({
   createdAt: TimestampSchema,
   /** A background sub-agent asks (its task id and definition); null when the session's own model does. */
   agent: z.object({ taskId: z.string(), name: z.string() }).nullable(),
+  /**
+   * Where the command would run: `inside` the session's sandbox, `outside` it (the model asked to
+   * leave it: only once or reject is offered), or `none` (no sandbox in force).
+   */
+  sandbox: z.enum(['inside', 'outside', 'none']).default('none'),
+  /** A sandboxed command tried to reach a host the policy does not list: which (the command field says it in words). */
+  network: z
+    .object({ host: z.string(), port: z.number().int().min(0).max(65_535) })
+    .nullable()
+    .default(null),
 });
 export type PermissionRequest = z.infer<typeof PermissionRequestSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SandboxFieldsSchema, SandboxSettingsSchema } from './sandbox.js';
 
 /** `settings.json` in the data folder. Every field is optional; absent ones keep their defaults. */
 const BackgroundFieldsSchema = z.object({
@@ -199,6 +200,7 @@ export const SettingsSchema = z
     scheduler: SchedulerSettingsSchema.optional(),
     budget: BudgetSettingsSchema.optional(),
     desktop: DesktopSettingsSchema.optional(),
+    sandbox: SandboxSettingsSchema.optional(),
   })
   .strict();
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -233,6 +235,8 @@ export const PublicSettingsSchema = z.object({
   notifications: z.object({ enabled: z.boolean() }),
   desktop: z.object({ whenClosed: z.enum(WHEN_CLOSED), autoUpdate: z.boolean() }),
   tasks: z.object({ passEnvironment: z.array(z.string()) }),
+  /** The sandbox's policy in force: the file's values over the defaults. */
+  sandbox: SandboxFieldsSchema,
   sleep: SleepFieldsSchema.partial(),
   scheduler: SchedulerSettingsSchema,
   budget: BudgetSettingsSchema,
@@ -285,6 +289,7 @@ export const SettingsUpdateSchema = z
     scheduler: resettable(SchedulerFieldsSchema).optional(),
     budget: resettable(BudgetFieldsSchema).optional(),
     desktop: DesktopSettingsSchema.optional(),
+    sandbox: SandboxSettingsSchema.optional(),
   })
   .strict();
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import safeRegex from 'safe-regex2';
 import { IdSchema, TimestampSchema } from './session.js';
 import { AgentRowInfoSchema } from './subagent.js';
+import { SandboxRefusalSchema } from './sandbox.js';
 
 export const TASK_STATUSES = [
   'queued',
@@ -159,6 +160,10 @@ export const TaskRowSchema = z.object({
    * stderr merged in order, no colour). A rerun keeps it. Rows from before pipes read true.
    */
   tty: z.boolean(),
+  /** Runs (or ran) in the sandbox: its reads, writes and network were limited by the session's policy. */
+  sandboxed: z.boolean(),
+  /** What the sandbox refused it (paths it tried to write, hosts it tried to reach), the first ones; empty when none. */
+  sandboxRefusals: z.array(SandboxRefusalSchema),
   /** Orphaned, and its processes are provably still running from an earlier run: stop or reap ends them. */
   leftover: z.boolean(),
   /** How its processes are held together; null until it starts. */

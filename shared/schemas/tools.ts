@@ -27,6 +27,14 @@ const Tty = z
     'Run it in a terminal (default false: plain pipes, stdout and stderr merged in order, no colour). ' +
       'Only for a command that needs a terminal: it refuses to run without one, or prompts on it',
   );
+const Sandbox = z
+  .boolean()
+  .default(true)
+  .describe(
+    'Run it in the sandbox (default true, where the session has one: writes only in the working folder and ' +
+      'the temp folder, network only to allowed hosts). false runs it outside, and the person is always asked: ' +
+      'use it only after the sandbox refused something the command really needs',
+  );
 const WorkItemId = z
   .number()
   .int()
@@ -65,6 +73,7 @@ export const RunCommandInput = z
     notify_on_ready: NotifyOnReady.optional(),
     work_item_id: WorkItemId.optional(),
     tty: Tty,
+    sandbox: Sandbox,
   })
   .strict();
 
@@ -89,6 +98,7 @@ export const MonitorCommandInput = z
     notify_on_ready: NotifyOnReady.optional(),
     work_item_id: WorkItemId.optional(),
     tty: Tty,
+    sandbox: Sandbox,
   })
   .strict();
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { contract } from '../../shared/contract.js';
 import { createServices } from '../../electron/core/services.js';
 import { tempDir, until } from '../helpers.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ALL_TOOLS, onCleanup, setupAgent } from './agent-harness.js';
 
 const setup = setupAgent;
@@ -85,18 +87,26 @@ describe('the agent against a fake model server', () => {
   });
 
   it('three tasks ending together cost one turn', async () => {
-    const { model, say, turnsEnded } = await setup();
+    const { model, say, turnsEnded, services } = await setup();
+    // The three end at the same moment however long each took to start (a busy machine spreads the starts).
+    const go = join(tempDir(), 'go');
     model.enqueue(
       {
         toolCalls: [1, 2, 3].map((n) => ({
           name: 'run_command',
-          args: { command: `sleep 0.3; echo ${n}`, background: true, notify_on_finish: true },
+          args: {
+            command: `until [ -e '${go}' ]; do sleep 0.02; done; echo ${n}`,
+            background: true,
+            notify_on_finish: true,
+          },
         })),
       },
       { text: 'Three started.' },
       { text: 'All three done.' },
     );
     await say('Run three checks');
+    await until(() => services.pool.runningCount() === 3, 'the three tasks to run', 15_000);
+    writeFileSync(go, '');
     await until(() => turnsEnded() >= 2, 'the wake turn', 15_000);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(turnsEnded()).toBe(2);

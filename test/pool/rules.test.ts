@@ -166,6 +166,8 @@ describe('task rows', () => {
     adopted: false,
     foreground: false,
     tty: true,
+    sandboxed: false,
+    sandboxRefusals: [],
     logPath: '/l',
     mark: null,
     containment: 'group',

@@ -14,6 +14,7 @@ import { m0012ScheduledMessages } from './0012-scheduled-messages.js';
 import { m0013UnattendedBudget } from './0013-unattended-budget.js';
 import { m0014AgentTasks } from './0014-agent-tasks.js';
 import { m0015TaskTty } from './0015-task-tty.js';
+import { m0016TaskSandbox } from './0016-task-sandbox.js';
 
 export interface Migration {
   /** Becomes `PRAGMA user_version` once applied; strictly increasing from 1. */
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   m0013UnattendedBudget,
   m0014AgentTasks,
   m0015TaskTty,
+  m0016TaskSandbox,
 ];

@@ -37,6 +37,8 @@ export function taskRow(id: string, patch: Partial<TaskRow> = {}): TaskRow {
     adopted: false,
     foreground: false,
     tty: true,
+    sandboxed: false,
+    sandboxRefusals: [],
     leftover: false,
     containment: 'cgroup',
     containmentNote: null,

@@ -1,0 +1,170 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { WorkerReply, WorkerRequest } from './sandbox-messages.js';
+
+/** What the library is configured with (its own schema checks it again in the worker). */
+export interface RuntimeConfig {
+  network: {
+    allowedDomains: string[];
+    deniedDomains: string[];
+    allowUnixSockets?: string[];
+    allowAllUnixSockets?: boolean;
+    allowLocalBinding: boolean;
+  };
+  filesystem: { denyRead: string[]; allowWrite: string[]; denyWrite: string[] };
+}
+
+export interface RuntimeHooks {
+  /** The proxy met a host nothing allows: true lets this connection through. */
+  ask(host: string, port: number): Promise<boolean>;
+  /** The sandbox refused something; `taskId` is the task it was wrapped for (null when unknown). */
+  violation(taskId: string | null, line: string): void;
+}
+
+/** tsx's API, for running the worker from source; never loaded by the built app. */
+const SOURCE_LOADER = ['tsx', 'esm', 'api'].join('/');
+
+/** The worker's file: the built one next to the bundle, or the source under tsx (tests, `npm run serve` from source). */
+function workerSource(): { code: string; eval: true } | { file: string; eval: false } {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) {
+    const source = new URL('./sandbox-worker.ts', import.meta.url).href;
+    // Only from the TypeScript sources (tests, benches), where the dev dependencies are installed:
+    // Node 20's workers ignore --import in execArgv, so tsx's loader is registered inside. The
+    // built app never takes this branch (its worker is sandbox-worker.js).
+    const loader = JSON.stringify(SOURCE_LOADER);
+    return {
+      code: `import(${loader}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`,
+      eval: true,
+    };
+  }
+  for (const folder of [dirname(here), dirname(dirname(here))]) {
+    const file = join(folder, 'sandbox-worker.js');
+    // In the packaged app the worker is unpacked beside the archive (electron-builder.yml): a worker
+    // thread cannot load from inside app.asar.
+    if (existsSync(file)) return { file: file.replace(`app.asar${sep}`, `app.asar.unpacked${sep}`), eval: false };
+  }
+  throw new Error(`the sandbox worker (sandbox-worker.js) is missing next to ${here}`);
+}
+
+/**
+ * One session's sandbox: a worker thread holding @anthropic-ai/sandbox-runtime with the session's
+ * policy and its own network proxy. Commands are wrapped here and run by the pool as usual.
+ */
+export class SessionRuntime {
+  readonly #worker: Worker;
+  readonly #hooks: RuntimeHooks;
+  readonly #waiting = new Map<
+    number,
+    { resolve: (value: { argv: string[]; env: Record<string, string> }) => void; reject: (error: Error) => void }
+  >();
+  readonly #ready: Promise<void>;
+  #nextId = 1;
+  #closed: Promise<void> | null = null;
+  #dead: Error | null = null;
+
+  constructor(config: RuntimeConfig, hooks: RuntimeHooks) {
+    this.#hooks = hooks;
+    const source = workerSource();
+    this.#worker = source.eval ? new Worker(source.code, { eval: true }) : new Worker(source.file);
+    this.#worker.unref();
+    let started: (() => void) | null = null;
+    let failed: ((error: Error) => void) | null = null;
+    this.#ready = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      failed = reject;
+    });
+    this.#worker.on('message', (message: WorkerReply) => {
+      switch (message.t) {
+        case 'ready':
+          started?.();
+          return;
+        case 'failed':
+          failed?.(new Error(message.message));
+          return;
+        case 'wrapped':
+          this.#waiting.get(message.id)?.resolve({ argv: message.argv, env: message.env });
+          this.#waiting.delete(message.id);
+          return;
+        case 'error':
+          this.#waiting.get(message.id)?.reject(new Error(message.message));
+          this.#waiting.delete(message.id);
+          return;
+        case 'ask':
+          void this.#hooks
+            .ask(message.host, message.port)
+            .catch(() => false)
+            .then((allowed) => this.#send({ t: 'answer', id: message.id, allowed }));
+          return;
+        case 'violation':
+          this.#hooks.violation(message.taskId, message.line);
+          return;
+        case 'reset-done':
+          return;
+      }
+    });
+    const die = (error: Error) => {
+      this.#dead = error;
+      failed?.(error);
+      for (const waiting of this.#waiting.values()) waiting.reject(error);
+      this.#waiting.clear();
+    };
+    this.#worker.on('error', die);
+    this.#worker.on('exit', (code) => die(new Error(`the sandbox worker stopped (exit ${code})`)));
+    this.#send({ t: 'init', config });
+  }
+
+  /** Resolves once the proxy is listening; rejects with the library's reason when it cannot start. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** The argv that runs `command` through `shell` inside the sandbox, and the variables it needs. */
+  async wrap(
+    taskId: string,
+    command: string,
+    commandText: string,
+    shell: string,
+    cwd: string,
+  ): Promise<{ argv: string[]; env: Record<string, string> }> {
+    await this.#ready;
+    if (this.#dead) throw this.#dead;
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      this.#send({ t: 'wrap', id, taskId, command, commandText, shell, cwd });
+    });
+  }
+
+  /** A new policy: the network lists apply at once, to running tasks too; paths from the next command on. */
+  update(config: RuntimeConfig): void {
+    this.#send({ t: 'update', config });
+  }
+
+  /** Stops the proxy and its helpers, then the worker. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      if (!this.#dead) {
+        const done = new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 2000);
+          this.#worker.on('message', (message: WorkerReply) => {
+            if (message.t === 'reset-done') {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+        });
+        this.#send({ t: 'reset' });
+        await done;
+      }
+      await this.#worker.terminate();
+    })();
+    return this.#closed;
+  }
+
+  #send(message: WorkerRequest): void {
+    if (!this.#dead) this.#worker.postMessage(message);
+  }
+}
