@@ -21,6 +21,8 @@ export function request(id: string, patch: Partial<PermissionRequest> = {}): Per
     reason: 'no allowlist entry or grant covers it',
     createdAt: `2025-01-01T12:00:0${id.slice(-1)}.000Z`,
     agent: null,
+    sandbox: 'none',
+    network: null,
     ...patch,
   };
 }
