@@ -14,6 +14,8 @@ export interface RuntimeConfig {
     allowLocalBinding: boolean;
   };
   filesystem: { denyRead: string[]; allowWrite: string[]; denyWrite: string[] };
+  /** The program the library starts as its host-side bridges (Linux); see bridgeProgram(). */
+  socatPath?: string;
 }
 
 export interface RuntimeHooks {
@@ -162,6 +164,11 @@ export class SessionRuntime {
       await this.#worker.terminate();
     })();
     return this.#closed;
+  }
+
+  /** Ends the worker at once, without the library's cleanup: what a crash does (the bridges' test proves they still end). */
+  terminateAbruptly(): Promise<number> {
+    return this.#worker.terminate();
   }
 
   #send(message: WorkerRequest): void {

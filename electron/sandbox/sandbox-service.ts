@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { SandboxPolicy, SandboxRefusal, SandboxStatus, SessionSandbox } from '../../shared/schemas/sandbox.js';
 import type { SandboxWrapper } from '../pool/command-runner.js';
 import { SandboxManager } from '@anthropic-ai/sandbox-runtime';
@@ -95,6 +95,7 @@ export class SandboxService implements SandboxWrapper {
   readonly #hosts = new Map<string, Set<string>>();
   readonly #told = new Set<string>();
   #status: SandboxStatus;
+  #bridge: string | null | undefined;
 
   constructor(deps: SandboxServiceDeps, status: SandboxStatus) {
     this.#deps = deps;
@@ -252,7 +253,9 @@ export class SandboxService implements SandboxWrapper {
     const workspace = realish(this.#deps.workspace());
     const dataDir = realish(this.#deps.dataDir);
     const sockets = policy.allowUnixSockets.map(expand);
+    this.#bridge ??= bridgeProgram(this.#deps.dataDir, this.#deps.log);
     return {
+      ...(this.#bridge ? { socatPath: this.#bridge } : {}),
       network: {
         allowedDomains: [...new Set([...policy.allowedHosts, ...(this.#hosts.get(sessionId) ?? [])])],
         deniedDomains: [],
@@ -271,6 +274,36 @@ export class SandboxService implements SandboxWrapper {
         denyWrite: dataFolderDenials(dataDir, workspace),
       },
     };
+  }
+}
+
+/**
+ * The library's host-side bridges (socat, one per session's sandbox, relaying the sandbox's socket
+ * to the session's proxy) are started by it, not by the pool: this wrapper has each one killed by
+ * the kernel when the thread that started it ends (the session's worker, or Drover itself, crash
+ * included), so none outlives its sandbox. Linux only, and only where util-linux's setpriv exists;
+ * elsewhere null (the library's own cleanup at exit is all there is).
+ */
+export function bridgeProgram(dataDir: string, log: (message: string) => void): string | null {
+  if (process.platform !== 'linux') return null;
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+  if (!setpriv) {
+    log('setpriv (util-linux) is missing: the sandbox network bridges end only when Drover exits cleanly');
+    return null;
+  }
+  const file = join(dataDir, 'sandbox', 'socat-bridge');
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(
+      file,
+      `#!/bin/sh\n# Drover's sandbox bridge: socat, ended with the thread that started it.\nexec ${setpriv} --pdeathsig KILL -- socat "$@"\n`,
+      { mode: 0o700 },
+    );
+    chmodSync(file, 0o700);
+    return file;
+  } catch (error) {
+    log(`the sandbox bridge wrapper could not be written (${(error as Error).message})`);
+    return null;
   }
 }
 
