@@ -40,7 +40,14 @@ export interface AgentDeps {
   /** The permission gate for the model's commands. */
   /** `onAsk` is called when no rule covers the command and the person is asked. */
   permit: (
-    request: { sessionId: string; command: string; cwd: string; background: boolean; outside?: boolean | undefined },
+    request: {
+      sessionId: string;
+      command: string;
+      cwd: string;
+      background: boolean;
+      outside?: boolean | undefined;
+      sandboxable?: boolean | undefined;
+    },
     signal: AbortSignal,
     onAsk?: () => void,
   ) => Promise<Outcome>;
@@ -337,7 +344,14 @@ export class AgentService {
               permit: async (command, cwd, background, options) => {
                 let asked = false;
                 const result = await this.#deps.permit(
-                  { sessionId, command, cwd, background, outside: options?.outside },
+                  {
+                    sessionId,
+                    command,
+                    cwd,
+                    background,
+                    outside: options?.outside,
+                    sandboxable: options?.sandboxable,
+                  },
                   turn.controller.signal,
                   () => {
                     asked = true;

@@ -27,7 +27,10 @@ export function monitorTools(
     async execute(args: z.output<typeof MonitorCommandInput>, context) {
       const cwd = args.cwd ?? context.cwd;
       const workItem = workItemFor(link, context.sessionId, args.work_item_id);
-      const permission = await context.permit(args.command, cwd, true, { outside: args.sandbox === false });
+      const permission = await context.permit(args.command, cwd, true, {
+        sandboxable: true,
+        outside: args.sandbox === false,
+      });
       if (!permission.allowed) return notRun(permission, args.command);
       const record = await pool.start({
         sessionId: context.sessionId,

@@ -19,6 +19,9 @@ import { portHint } from './port-hint.js';
 import { describeReadyCheck } from '../pool/readiness.js';
 import { foregroundSleepRefusal } from './sleep-tool.js';
 
+/** How long a sandboxed foreground run's answer waits for the sandbox's last reports. */
+const SANDBOX_REPORT_GRACE_MS = 150;
+
 export const RUN_COMMAND_DESCRIPTION =
   'Run a shell command. A foreground run waits timeout_seconds (default 30 s) and is then moved to the background ' +
   '(not killed). background: true returns a task id at once; use it for builds, tests, installs and servers.';
@@ -87,7 +90,10 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers, l
         );
       // The item is checked before the person is asked: a call that cannot run is not put to them.
       const workItem = workItemFor(link, context.sessionId, args.work_item_id);
-      const permission = await context.permit(args.command, cwd, background, { outside: args.sandbox === false });
+      const permission = await context.permit(args.command, cwd, background, {
+        sandboxable: true,
+        outside: args.sandbox === false,
+      });
       if (!permission.allowed) return notRun(permission, args.command);
       const request = {
         sessionId: context.sessionId,
@@ -150,6 +156,9 @@ export function runCommandTool(pool: TaskPool, handovers: ForegroundHandovers, l
         };
       }
       const ran = async () => {
+        // What the sandbox refused reaches the row through its worker just after the command ends.
+        if (pool.row(context.sessionId, record.id).sandboxed)
+          await new Promise((resolve) => setTimeout(resolve, SANDBOX_REPORT_GRACE_MS));
         const done = pool.row(context.sessionId, record.id);
         const text = `${statusLine(done)}${failureWarning(done)}\n${await output(done)}`;
         return { taskId: record.id, display: { kind: 'ran' } as const, text };

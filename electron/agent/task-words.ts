@@ -42,7 +42,9 @@ export function failureWarning(row: TaskRow): string {
  */
 export function sandboxNote(row: Pick<TaskRow, 'sandboxed' | 'sandboxRefusals'>): string {
   if (!row.sandboxed || row.sandboxRefusals.length === 0) return '';
-  const quoted = (text: string) => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  // Only path and host characters pass (anything else reads as ?), so the text cannot pose as words to the model.
+  const quoted = (text: string) =>
+    JSON.stringify((text.length > 200 ? text.slice(0, 200) : text).replace(/[^A-Za-z0-9._/:@+,=~[\]-]/g, '?'));
   const items = row.sandboxRefusals.map((refusal) =>
     refusal.kind === 'host'
       ? `connect to ${quoted(refusal.target)} (${quoted(refusal.detail)})`

@@ -20,8 +20,12 @@ import { exitWords, failureWarning, statusLine } from './task-words.js';
 
 export { INLINE_OUTPUT_MAX_CHARS };
 
-/** `outside`: the model asked to run the command outside the sandbox (`sandbox: false`). */
+/**
+ * `sandboxable`: the command runs as a pool task, so it can be put in the sandbox (run_command,
+ * monitor_command); `outside`: the model asked to run it outside the sandbox (`sandbox: false`).
+ */
 export interface PermitOptions {
+  sandboxable?: boolean;
   outside?: boolean;
 }
 

@@ -113,10 +113,11 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       requireSession(id);
       // Nothing of a deleted session is left running or on disk.
       agent.cancel(id);
-      d.permissions.forget(id);
       forgetSchedules(d.scheduling, id);
       await pool.stopSession(id);
+      // Its sandbox goes once nothing of it runs; then no connection of it can still be asking.
       await d.sandbox.forget(id);
+      d.permissions.forget(id);
       const deleted = sessions.delete(id);
       outputs.forget(`${id}/`);
       await rm(join(d.dataDir, 'sessions', id), { recursive: true, force: true });
@@ -180,7 +181,14 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     runShell: ({ sessionId, command, background }) => d.shell.run(sessionId, command, background),
     startTask: async ({ sessionId, cwd, notify, ...rest }) => {
       requireSession(sessionId);
-      const record = await pool.start({ ...rest, sessionId, cwd: cwd ?? d.workingDir, notifyMode: notify });
+      // A start from the panel or REST is the person's, like their own lines: in the sandbox only when the settings say so.
+      const record = await pool.start({
+        ...rest,
+        sessionId,
+        cwd: cwd ?? d.workingDir,
+        notifyMode: notify,
+        sandboxed: d.sandbox.applies('operator'),
+      });
       return pool.row(sessionId, record.id);
     },
     listTasks: ({ sessionId }) => {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { contract, type AppInfo, type DroverContract } from '../../shared/contract.js';
 import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import { EventBus } from './event-bus.js';
@@ -179,6 +180,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     {
       policy: () => sandboxPolicyOf(settings.current.sandbox),
       dataDir: options.dataDir,
+      runDir: join(tmpdir(), `drover-sandbox-${instanceId}`),
       workspace: () => options.workingDir,
       askNetwork: (sessionId, host, port) => permissions.askNetwork(sessionId, host, port),
       refused: (sessionId, taskId, refusal) => void pool.noteSandboxRefusal(sessionId, taskId, refusal),

@@ -79,6 +79,12 @@ export class PermissionService {
       readOnly?: boolean | undefined;
       /** The model asked to run it outside the sandbox: always asked, once or reject. */
       outside?: boolean | undefined;
+      /**
+       * The caller runs the command through the pool, which puts it in the sandbox when the answer
+       * says so (run_command, monitor_command). Anything else the gate is asked about (kill_shell's
+       * `kill PID`) is done by Drover itself, never sandboxed, so the sandbox never waves it through.
+       */
+      sandboxable?: boolean | undefined;
     },
     signal: AbortSignal,
     onAsk?: () => void,
@@ -101,7 +107,7 @@ export class PermissionService {
           },
           cwd,
         );
-    const inForce = this.#deps.sandbox?.applies() ?? false;
+    const inForce = request.sandboxable === true && (this.#deps.sandbox?.applies() ?? false);
     const outside = inForce && request.outside === true;
     const sandboxed = inForce && !outside;
     if (decision.decision === 'allow' && !outside) return { allowed: true, reason: decision.reason, sandboxed };

@@ -1,6 +1,6 @@
 /** What the main thread and a session's sandbox worker say to each other (sandbox-worker.ts). */
 export type WorkerRequest =
-  | { t: 'init'; config: unknown }
+  | { t: 'init'; config: unknown; cwd: string; tmpdir: string }
   | { t: 'update'; config: unknown }
   | { t: 'wrap'; id: number; taskId: string; command: string; commandText: string; shell: string; cwd: string }
   | { t: 'answer'; id: number; allowed: boolean }

@@ -13,7 +13,7 @@ export interface RuntimeConfig {
     allowAllUnixSockets?: boolean;
     allowLocalBinding: boolean;
   };
-  filesystem: { denyRead: string[]; allowWrite: string[]; denyWrite: string[] };
+  filesystem: { denyRead: string[]; allowRead?: string[]; allowWrite: string[]; denyWrite: string[] };
   /** The program the library starts as its host-side bridges (Linux); see bridgeProgram(). */
   socatPath?: string;
 }
@@ -67,7 +67,7 @@ export class SessionRuntime {
   #closed: Promise<void> | null = null;
   #dead: Error | null = null;
 
-  constructor(config: RuntimeConfig, hooks: RuntimeHooks) {
+  constructor(config: RuntimeConfig, hooks: RuntimeHooks, place: { cwd: string; tmpdir: string }) {
     this.#hooks = hooks;
     const source = workerSource();
     this.#worker = source.eval ? new Worker(source.code, { eval: true }) : new Worker(source.file);
@@ -115,7 +115,12 @@ export class SessionRuntime {
     };
     this.#worker.on('error', die);
     this.#worker.on('exit', (code) => die(new Error(`the sandbox worker stopped (exit ${code})`)));
-    this.#send({ t: 'init', config });
+    this.#send({ t: 'init', config, cwd: place.cwd, tmpdir: place.tmpdir });
+  }
+
+  /** The worker has stopped (crashed, or failed to start): this runtime wraps nothing more. */
+  get dead(): boolean {
+    return this.#dead !== null;
   }
 
   /** Resolves once the proxy is listening; rejects with the library's reason when it cannot start. */

@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { SandboxPolicy, SandboxRefusal, SandboxStatus, SessionSandbox } from '../../shared/schemas/sandbox.js';
 import type { SandboxWrapper } from '../pool/command-runner.js';
+import { spawnSync } from 'node:child_process';
 import { SandboxManager } from '@anthropic-ai/sandbox-runtime';
 import { SessionRuntime, type RuntimeConfig, type RuntimeHooks } from './sandbox-runtime.js';
 
@@ -14,7 +15,13 @@ import { SessionRuntime, type RuntimeConfig, type RuntimeHooks } from './sandbox
  */
 export const SANDBOX_ENTRY_SCRIPT =
   'c=$DROVER_SANDBOX_COMMAND s=$DROVER_SANDBOX_SHELL; unset DROVER_SANDBOX_COMMAND DROVER_SANDBOX_SHELL; ' +
-  'export NO_PROXY= no_proxy= TMPDIR="$DROVER_SANDBOX_TMPDIR"; unset DROVER_SANDBOX_TMPDIR; exec "$s" -c "$c"';
+  'export NO_PROXY= no_proxy= TMPDIR="$DROVER_SANDBOX_TMPDIR"; unset DROVER_SANDBOX_TMPDIR; ' +
+  // The library starts the sandbox's end of the proxy (a listener on port 3128, 0C38 in
+  // /proc/net/tcp) in the background just before this: a command that connects at once would
+  // find nobody there, so this waits for it to listen (a few milliseconds; at most about 2 s).
+  'case $HTTP_PROXY in *:3128*) i=0; while [ $i -lt 400 ] && ! grep -q ":0C38 00000000:0000 0A" /proc/net/tcp 2>/dev/null; ' +
+  'do sleep 0.005; i=$((i+1)); done;; esac; ' +
+  'exec "$s" -c "$c"';
 
 /** The person's answer to a connection the policy does not allow. */
 export type NetworkAnswer = 'once' | 'host' | 'reject';
@@ -24,6 +31,11 @@ export interface SandboxServiceDeps {
   policy: () => SandboxPolicy;
   /** Drover's data folder: no sandboxed command reads or writes it. */
   dataDir: string;
+  /**
+   * A folder of this run's own in the temp folder, for the library's sockets (one subfolder per
+   * session): sandboxed commands may write the temp folder, but never this.
+   */
+  runDir: string;
   /** The session's working folder: sandboxed commands may write here. */
   workspace: () => string;
   /** Asks the person about a connection (resolves with their answer, or 'reject' when nobody answers). */
@@ -47,6 +59,33 @@ export function probeSandbox(): SandboxStatus {
     return { available: false, platform, detail: `no sandbox is available on ${platform}` };
   try {
     const check = SandboxManager.checkDependencies();
+    if (check.errors.length === 0 && platform === 'linux') {
+      // The library's check does not try the namespaces themselves (a distribution may forbid
+      // unprivileged user namespaces): one real, empty sandbox settles it.
+      const tried = spawnSync(
+        'bwrap',
+        [
+          '--ro-bind',
+          '/',
+          '/',
+          '--dev',
+          '/dev',
+          '--proc',
+          '/proc',
+          '--unshare-user',
+          '--unshare-pid',
+          '--unshare-net',
+          'true',
+        ],
+        { timeout: 5000, encoding: 'utf8' },
+      );
+      if (tried.status !== 0)
+        return {
+          available: false,
+          platform,
+          detail: `bubblewrap cannot make a sandbox here (${(tried.stderr || tried.error?.message || `exit ${tried.status}`).trim()}); user namespaces may be turned off`,
+        };
+    }
     if (check.errors.length > 0)
       return {
         available: false,
@@ -56,13 +95,14 @@ export function probeSandbox(): SandboxStatus {
             ? `the sandbox needs bubblewrap and socat (${check.errors.join('; ')}); install them (Debian/Ubuntu: apt install bubblewrap socat)`
             : `the sandbox cannot start here: ${check.errors.join('; ')}`,
       };
+    const reduced = check.warnings.length > 0 ? ` (reduced: ${check.warnings.join('; ')})` : '';
     return {
       available: true,
       platform,
       detail:
-        platform === 'linux'
+        (platform === 'linux'
           ? "bubblewrap (its own mount, process, user and network namespaces), network through Drover's proxy"
-          : "sandbox-exec (a Seatbelt profile), network through Drover's proxy",
+          : "sandbox-exec (a Seatbelt profile), network through Drover's proxy") + reduced,
     };
   } catch (error) {
     return {
@@ -102,7 +142,14 @@ export class SandboxService implements SandboxWrapper {
     this.#status =
       deps.mode === 'off'
         ? { available: false, platform: process.platform, detail: 'the sandbox was turned off for this run' }
-        : status;
+        : status.available && insideDataFolder(deps.dataDir, deps.workspace())
+          ? {
+              ...status,
+              available: false,
+              detail:
+                "the working folder is inside Drover's data folder, which sandboxed commands may not touch; choose another working folder",
+            }
+          : status;
   }
 
   get status(): SandboxStatus {
@@ -204,10 +251,17 @@ export class SandboxService implements SandboxWrapper {
     const all = [...this.#runtimes.values()];
     this.#runtimes.clear();
     await Promise.all(all.map(({ runtime }) => runtime.close()));
+    rmSync(this.#deps.runDir, { recursive: true, force: true });
   }
 
   async #runtime(sessionId: string): Promise<SessionRuntime> {
     let held = this.#runtimes.get(sessionId);
+    // A worker that died (a crash, a bridge that failed) is replaced: the session keeps its hosts.
+    if (held?.runtime.dead) {
+      this.#runtimes.delete(sessionId);
+      void held.runtime.close();
+      held = undefined;
+    }
     if (!held) {
       const config = this.#config(sessionId);
       const hooks: RuntimeHooks = {
@@ -221,7 +275,9 @@ export class SandboxService implements SandboxWrapper {
           if (taskId && refusal) this.#deps.refused(sessionId, taskId, refusal);
         },
       };
-      held = { runtime: new SessionRuntime(config, hooks), config: JSON.stringify(config) };
+      mkdirSync(this.#deps.runDir, { recursive: true, mode: 0o700 });
+      const place = { cwd: realish(this.#deps.workspace()), tmpdir: mkdtempSync(join(this.#deps.runDir, 's-')) };
+      held = { runtime: new SessionRuntime(config, hooks, place), config: JSON.stringify(config) };
       this.#runtimes.set(sessionId, held);
     }
     try {
@@ -255,6 +311,7 @@ export class SandboxService implements SandboxWrapper {
     const sockets = policy.allowUnixSockets.map(expand);
     this.#bridge ??= bridgeProgram(this.#deps.dataDir, this.#deps.log);
     return {
+      // The bridge wrapper runs inside the sandbox too (as its socket's listener): readable there, never writable.
       ...(this.#bridge ? { socatPath: this.#bridge } : {}),
       network: {
         allowedDomains: [...new Set([...policy.allowedHosts, ...(this.#hosts.get(sessionId) ?? [])])],
@@ -269,9 +326,10 @@ export class SandboxService implements SandboxWrapper {
           : {}),
       },
       filesystem: {
-        denyRead: [...policy.denyRead.map(expand), ...dataFolderDenials(dataDir, workspace)],
+        denyRead: [...policy.denyRead.map(expand), dataDir],
+        ...(this.#bridge ? { allowRead: [this.#bridge] } : {}),
         allowWrite: [workspace, realish(tmpdir()), ...policy.writablePaths.map(expand)],
-        denyWrite: dataFolderDenials(dataDir, workspace),
+        denyWrite: [dataDir, realish(this.#deps.runDir)],
       },
     };
   }
@@ -296,7 +354,10 @@ export function bridgeProgram(dataDir: string, log: (message: string) => void): 
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(
       file,
-      `#!/bin/sh\n# Drover's sandbox bridge: socat, ended with the thread that started it.\nexec ${setpriv} --pdeathsig KILL -- socat "$@"\n`,
+      "#!/bin/sh\n# Drover's sandbox bridge: socat, ended with the thread that started it. Inside the\n" +
+        '# sandbox (the listener end) it is plain socat: the sandbox ends with its task.\n' +
+        '[ -n "$SANDBOX_RUNTIME" ] && exec socat "$@"\n' +
+        `exec ${setpriv} --pdeathsig KILL -- socat "$@"\n`,
       { mode: 0o700 },
     );
     chmodSync(file, 0o700);
@@ -308,22 +369,13 @@ export function bridgeProgram(dataDir: string, log: (message: string) => void): 
 }
 
 /**
- * Drover's data folder as the sandbox denies it: the whole folder, or, where the working folder
- * lies inside it (tests, a portable setup), each of its own entries but the one holding the working folder.
+ * Whether the working folder is Drover's data folder or lies inside it: the sandbox denies the
+ * data folder whole, so commands there could not run, and no narrower rule keeps transcripts,
+ * settings and logs from a command run among them. The sandbox is then not offered at all.
  */
-export function dataFolderDenials(dataDir: string, workspace: string): string[] {
-  const inside = relative(dataDir, workspace);
-  if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
-    const holding = inside.split(/[\\/]/)[0] ?? '';
-    let entries: string[];
-    try {
-      entries = readdirSync(dataDir);
-    } catch {
-      return [dataDir];
-    }
-    return entries.filter((entry) => entry !== holding).map((entry) => join(dataDir, entry));
-  }
-  return [dataDir];
+export function insideDataFolder(dataDir: string, workspace: string): boolean {
+  const inside = relative(realish(dataDir), realish(workspace));
+  return inside === '' || (!inside.startsWith('..') && !isAbsolute(inside));
 }
 
 /** The real path where it exists (links resolved, so a link cannot carry a denial away), else the path as given. */

@@ -55,6 +55,13 @@ async function handle(message: WorkerRequest): Promise<void> {
   switch (message.t) {
     case 'init': {
       try {
+        // The library guards the files a command could use to run code later (.git/hooks, .bashrc…)
+        // in process.cwd(): here that must be the session's working folder, which a worker cannot
+        // chdir to. Its sockets go in a folder of Drover's that no sandbox may write (see
+        // SandboxService), so one session's commands cannot remove another's.
+        const cwd = message.cwd;
+        process.cwd = () => cwd;
+        process.env.TMPDIR = message.tmpdir;
         await SandboxManager.initialize(message.config as SandboxRuntimeConfig, ask, true);
         watchViolations();
         send({ t: 'ready' });

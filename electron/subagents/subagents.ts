@@ -35,6 +35,7 @@ export interface SubagentsDeps {
       agent: { taskId: string; name: string };
       readOnly: boolean;
       outside?: boolean | undefined;
+      sandboxable?: boolean | undefined;
     },
     signal: AbortSignal,
   ) => Promise<Outcome>;
@@ -124,6 +125,7 @@ export class Subagents {
               cwd,
               background,
               outside: options?.outside,
+              sandboxable: options?.sandboxable,
               agent: { taskId, name: definition.name },
               readOnly: definition.readOnly === true,
             },

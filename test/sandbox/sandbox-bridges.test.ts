@@ -35,6 +35,7 @@ describe("the sandbox's network bridges", () => {
         filesystem: { denyRead: [], allowWrite: [tempDir()], denyWrite: [] },
       },
       { ask: async () => false, violation: () => {} },
+      { cwd: tempDir(), tmpdir: tempDir() },
     );
     await runtime.ready();
     await until(() => bridges().some((pid) => !before.has(pid)), 'a bridge to start');

@@ -1,7 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dataFolderDenials, refusalOf, SandboxService } from '../../electron/sandbox/sandbox-service.js';
+import { insideDataFolder, refusalOf, SandboxService } from '../../electron/sandbox/sandbox-service.js';
 import {
   SANDBOX_DEFAULTS,
   SandboxHostSchema,
@@ -55,19 +55,33 @@ describe("the library's refusal lines", () => {
   });
 });
 
-describe("Drover's data folder in the policy", () => {
-  it('is denied whole, or entry by entry when the working folder lies inside it', () => {
+describe("Drover's data folder and the working folder", () => {
+  it('a working folder at or inside the data folder is seen; one beside it is not', () => {
     const data = tempDir();
-    mkdirSync(join(data, 'sessions'));
     mkdirSync(join(data, 'work'));
-    writeFileSync(join(data, 'settings.json'), '{}');
-    expect(dataFolderDenials(data, tempDir())).toEqual([data]);
-    expect(dataFolderDenials(data, join(data, 'work')).sort()).toEqual(
-      [join(data, 'sessions'), join(data, 'settings.json')].sort(),
+    expect(insideDataFolder(data, data)).toBe(true);
+    expect(insideDataFolder(data, join(data, 'work'))).toBe(true);
+    expect(insideDataFolder(data, tempDir())).toBe(false);
+  });
+
+  it('turns the sandbox off, saying why, rather than running commands among transcripts and settings', () => {
+    const data = tempDir();
+    const service = new SandboxService(
+      {
+        policy: () => SANDBOX_DEFAULTS,
+        dataDir: data,
+        runDir: tempDir(),
+        workspace: () => data,
+        askNetwork: async () => 'reject' as const,
+        refused: () => {},
+        hostsChanged: () => {},
+        log: () => {},
+      },
+      { available: true, platform: 'linux', detail: 'bubblewrap' },
     );
-    expect(dataFolderDenials(data, data).sort()).toEqual(
-      [join(data, 'sessions'), join(data, 'settings.json'), join(data, 'work')].sort(),
-    );
+    expect(service.status.available).toBe(false);
+    expect(service.status.detail).toContain("inside Drover's data folder");
+    expect(service.unavailableNotice('s')).toContain("inside Drover's data folder");
   });
 });
 
@@ -75,6 +89,7 @@ describe('the sandbox service without a sandbox', () => {
   const deps = (policy = SANDBOX_DEFAULTS, mode: 'auto' | 'off' = 'auto') => ({
     policy: () => policy,
     dataDir: tempDir(),
+    runDir: tempDir(),
     workspace: () => tempDir(),
     askNetwork: async () => 'reject' as const,
     refused: () => {},
