@@ -53,6 +53,23 @@ describe('a sandboxed command', () => {
     expect(refusal.kind).toBe('path');
   });
 
+  it("cannot plant code the person's own commands would run later: git hooks and config, shell start files", async () => {
+    const world = await sandboxWorld();
+    await world.run('git init -q . && echo "# mine" > .bashrc', { sandboxed: false });
+    const before = readFileSync(join(world.work, '.git', 'config'), 'utf8');
+    const attempt = await world.run(
+      'echo "echo pwned" > .git/hooks/pre-commit; echo "hook=$?"; git config core.hooksPath /tmp; echo "config=$?"; ' +
+        'echo "echo pwned" >> .bashrc; echo "rc=$?"; echo fine > notes.txt; echo "notes=$?"',
+    );
+    expect(attempt.output).toMatch(/hook=[1-9]/);
+    expect(attempt.output).toMatch(/config=[1-9]/);
+    expect(attempt.output).toMatch(/rc=[1-9]/);
+    expect(attempt.output).toContain('notes=0');
+    expect(existsSync(join(world.work, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(readFileSync(join(world.work, '.git', 'config'), 'utf8')).toBe(before);
+    expect(readFileSync(join(world.work, '.bashrc'), 'utf8')).toBe('# mine\n');
+  });
+
   it('cannot signal Drover, nor another task', async () => {
     const world = await sandboxWorld();
     const other = await world.start('sleep 30', { sandboxed: false });
