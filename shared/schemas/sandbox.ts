@@ -42,6 +42,8 @@ export function hostPatternProblem(value: string): string | null {
   const host = match?.[1] ?? '';
   const port = match?.[2];
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65_535)) return 'has a port outside 1–65535';
+  if (/^[a-z][a-z0-9+.-]*:\/\//.test(value.trim().toLowerCase()))
+    return 'is a URL: give the host alone (api.example.com:443)';
   if (host.includes(':') && !IPV6.test(host)) return 'is an IPv6 address without brackets ([::1])';
   if (!HOST_NAME.test(host) && !IPV4.test(host) && !IPV6.test(host))
     return 'is not a host name, *.domain, IP address or [IPv6] (with an optional :port)';

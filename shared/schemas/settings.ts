@@ -289,7 +289,7 @@ export const SettingsUpdateSchema = z
     scheduler: resettable(SchedulerFieldsSchema).optional(),
     budget: resettable(BudgetFieldsSchema).optional(),
     desktop: DesktopSettingsSchema.optional(),
-    sandbox: SandboxSettingsSchema.optional(),
+    sandbox: resettable(SandboxFieldsSchema).optional(),
   })
   .strict();
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;

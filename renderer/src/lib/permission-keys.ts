@@ -18,6 +18,8 @@ export const ANSWER_LETTERS: Readonly<Record<string, PermissionAnswer>> = {
   a: 'allow',
   s: 'allow_always',
   p: 'allow_program',
+  /** A sandboxed connection's host, for the rest of the session (only a connection offers it). */
+  h: 'allow_host',
   r: 'reject',
 };
 

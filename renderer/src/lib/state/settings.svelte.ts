@@ -1,6 +1,7 @@
 import type { AppInfo, PublicSettings, SettingsUpdate } from '@shared/contract.js';
 import { tunableParts, type ProviderChange, type TunableId } from '@shared/schemas/settings.js';
 import type { ConnectionTestResult } from '@shared/schemas/connection-test.js';
+import type { SandboxStatus } from '@shared/schemas/sandbox.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
@@ -21,8 +22,22 @@ export interface SaveFailure {
 /** A figure of settings.json a person edits in place: `background.<key>`, `budget.<key>`… */
 export type { TunableId };
 
+/** The sandbox's lists (issue 19): paths no sandboxed command reads, extra writable folders, hosts, Unix sockets. */
+export type SandboxListKey = 'denyRead' | 'writablePaths' | 'allowedHosts' | 'allowUnixSockets';
+const SANDBOX_LISTS: readonly SandboxListKey[] = ['denyRead', 'writablePaths', 'allowedHosts', 'allowUnixSockets'];
+
+/** The sandbox's switches. */
+export type SandboxToggleKey = 'enabled' | 'operatorLines' | 'runWithoutAsking';
+
 /** The settings that are plain lists a person edits entry by entry. */
-export type ListSettingKey = 'commandAllowlist' | 'passEnvironment';
+export type ListSettingKey = 'commandAllowlist' | 'passEnvironment' | `sandbox.${SandboxListKey}`;
+const LIST_KEYS: readonly ListSettingKey[] = [
+  'commandAllowlist',
+  'passEnvironment',
+  ...SANDBOX_LISTS.map((key) => `sandbox.${key}` as const),
+];
+const byListKey = <T>(value: T) =>
+  Object.fromEntries(LIST_KEYS.map((key) => [key, value])) as Record<ListSettingKey, T>;
 
 /** One list setting: its entries, and the state of saving a change to it. */
 export interface ListSetting {
@@ -49,9 +64,12 @@ export class SettingsState {
   #saveFailure = $state.raw<SaveFailure | null>(null);
   /** Bumped on each successful save, so a view can confirm it. */
   #savedCount = $state(0);
-  #listSaving = $state<Record<ListSettingKey, boolean>>({ commandAllowlist: false, passEnvironment: false });
-  #listError = $state<Record<ListSettingKey, string | null>>({ commandAllowlist: null, passEnvironment: null });
+  #listSaving = $state<Record<ListSettingKey, boolean>>(byListKey(false));
+  #listError = $state<Record<ListSettingKey, string | null>>(byListKey(null));
   #containment = $state.raw<AppInfo['containment'] | null>(null);
+  #sandboxStatus = $state.raw<SandboxStatus | null>(null);
+  #sandboxSaving = $state<SandboxToggleKey | null>(null);
+  #sandboxError = $state<string | null>(null);
   #tunableSaving = $state<TunableId | null>(null);
   #tunableErrors = $state<Partial<Record<TunableId, string>>>({});
   #testing = $state(false);
@@ -101,6 +119,37 @@ export class SettingsState {
     return this.#containment;
   }
 
+  /** Whether this machine can sandbox commands, with what, or why not; null until the app told us. */
+  get sandboxStatus(): SandboxStatus | null {
+    return this.#sandboxStatus;
+  }
+
+  /** The sandbox switch being saved now, if any. */
+  get sandboxSaving(): SandboxToggleKey | null {
+    return this.#sandboxSaving;
+  }
+
+  /** Why the last change of a sandbox switch failed; null when it did not. */
+  get sandboxError(): string | null {
+    return this.#sandboxError;
+  }
+
+  /** Turns one of the sandbox's switches on or off; true when stored (see `sandboxError` otherwise). */
+  async saveSandboxToggle(key: SandboxToggleKey, value: boolean): Promise<boolean> {
+    if (this.#sandboxSaving) return false;
+    this.#sandboxSaving = key;
+    this.#sandboxError = null;
+    try {
+      this.#stored(await this.#api.updateSettings({ sandbox: { [key]: value } }));
+      return true;
+    } catch (error) {
+      this.#sandboxError = `Not saved: ${errorMessage(error)}`;
+      return false;
+    } finally {
+      this.#sandboxSaving = null;
+    }
+  }
+
   /** The operator's command prefixes that run without asking; empty until the first load. */
   get allowlist(): readonly string[] {
     return this.#settings?.commandAllowlist ?? [];
@@ -111,7 +160,9 @@ export class SettingsState {
     const entries = (): readonly string[] => {
       const settings = this.#settings;
       if (!settings) return [];
-      return key === 'commandAllowlist' ? settings.commandAllowlist : settings.tasks.passEnvironment;
+      if (key === 'commandAllowlist') return settings.commandAllowlist;
+      if (key === 'passEnvironment') return settings.tasks.passEnvironment;
+      return settings.sandbox[sandboxListOf(key)];
     };
     const saving = () => this.#listSaving[key];
     const error = () => this.#listError[key];
@@ -219,6 +270,7 @@ export class SettingsState {
       if (info) {
         this.#dataDir = info.dataDir;
         this.#containment = info.containment;
+        this.#sandboxStatus = info.sandbox;
       }
       this.#loadError = null;
     } catch (error) {
@@ -255,7 +307,11 @@ export class SettingsState {
     this.#listError[key] = null;
     try {
       const change: SettingsUpdate =
-        key === 'commandAllowlist' ? { commandAllowlist: [...entries] } : { tasks: { passEnvironment: [...entries] } };
+        key === 'commandAllowlist'
+          ? { commandAllowlist: [...entries] }
+          : key === 'passEnvironment'
+            ? { tasks: { passEnvironment: [...entries] } }
+            : { sandbox: { [sandboxListOf(key)]: [...entries] } };
       this.#stored(await this.#api.updateSettings(change));
       return true;
     } catch (error) {
@@ -312,4 +368,8 @@ export class SettingsState {
     this.#settings = settings;
     this.#loadError = null;
   }
+}
+
+function sandboxListOf(key: `sandbox.${SandboxListKey}`): SandboxListKey {
+  return key.slice('sandbox.'.length) as SandboxListKey;
 }
