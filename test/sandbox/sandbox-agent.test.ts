@@ -7,13 +7,13 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServices, type Services } from '../../electron/core/services.js';
+import type { Services } from '../../electron/core/services.js';
 import { startOpenAiCompatibleServer, type FakeModelServer } from '../../e2e/fake-model/index.js';
 import type { PermissionAnswer, PermissionRequest } from '../../shared/schemas/permission.js';
 import type { SettingsUpdate } from '../../shared/schemas/settings.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { tempDir, until } from '../helpers.js';
-import { greeter } from './sandbox-harness.js';
+import { greeter, sandboxServices } from './sandbox-harness.js';
 
 /** A sandboxed command, its questions and the model's turns take a few seconds each on a busy machine. */
 const TURN_MS = 45_000;
@@ -48,20 +48,8 @@ async function agentWorld(sandbox: SettingsUpdate['sandbox'] = {}): Promise<Agen
   // Outside the temp folder, which sandboxed commands may write.
   const outside = mkdtempSync('/var/tmp/drover-sandbox-agent-outside-');
   cleanups.push(() => rmSync(outside, { recursive: true, force: true }));
-  const services = createServices({
-    dataDir,
-    version: '1',
-    host: 'headless',
-    workingDir: work,
-    sandbox: 'auto',
-    env: { ...process.env, DROVER_SANDBOX: '' },
-    checkOutputs: true,
-    warn: () => {},
-  });
-  cleanups.push(async () => {
-    await services.shutdown();
-    await model.close();
-  });
+  const services = sandboxServices({ dataDir, workingDir: work });
+  cleanups.push(() => model.close());
   const call = async <T>(name: string, input: unknown): Promise<T> => {
     const result = await services.handle(name as never, input as never);
     if (!result.ok) throw new Error(`${name}: ${result.error.message}`);

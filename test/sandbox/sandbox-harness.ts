@@ -30,6 +30,27 @@ export interface SandboxWorld {
 
 export const SECRET = 'PLANTED-SECRET-KEY-0123456789';
 
+/** The real services with the sandbox on (whatever DROVER_SANDBOX says), shut down after the test. */
+export function sandboxServices(options: {
+  dataDir: string;
+  workingDir: string;
+  env?: NodeJS.ProcessEnv;
+  warn?: (message: string) => void;
+}): Services {
+  const services = createServices({
+    dataDir: options.dataDir,
+    version: '1',
+    host: 'headless',
+    workingDir: options.workingDir,
+    sandbox: 'auto',
+    env: { ...process.env, ...options.env },
+    checkOutputs: true,
+    warn: options.warn ?? (() => {}),
+  });
+  cleanups.push(() => services.shutdown());
+  return services;
+}
+
 /** Real services with the sandbox on (bubblewrap here), a fake home with a planted key. */
 export async function sandboxWorld(settings: SettingsUpdate['sandbox'] = {}): Promise<SandboxWorld> {
   const dataDir = tempDir('drover-sandbox-data-');
@@ -47,17 +68,7 @@ export async function sandboxWorld(settings: SettingsUpdate['sandbox'] = {}): Pr
   cleanups.push(() => {
     process.env.HOME = realHome;
   });
-  const services = createServices({
-    dataDir,
-    version: '1',
-    host: 'headless',
-    workingDir: work,
-    sandbox: 'auto',
-    env: { ...process.env, DROVER_SANDBOX: '' },
-    checkOutputs: true,
-    warn: () => {},
-  });
-  cleanups.push(() => services.shutdown());
+  const services = sandboxServices({ dataDir, workingDir: work });
   const call = async <T>(name: string, input: unknown): Promise<T> => {
     const result = await services.handle(name as never, input as never);
     if (!result.ok) throw new Error(`${name}: ${result.error.message}`);

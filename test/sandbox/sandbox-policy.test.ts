@@ -7,7 +7,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServices } from '../../electron/core/services.js';
 import type { IpcError } from '../../shared/ipc/errors.js';
 import {
   DEFAULT_ALLOWED_HOSTS,
@@ -17,7 +16,7 @@ import {
 } from '../../shared/schemas/sandbox.js';
 import type { PublicSettings } from '../../shared/schemas/settings.js';
 import { tempDir } from '../helpers.js';
-import { SECRET, sandboxWorld, type SandboxWorld } from './sandbox-harness.js';
+import { SECRET, sandboxServices, sandboxWorld, type SandboxWorld } from './sandbox-harness.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -164,17 +163,12 @@ describe('a settings.json edited by hand with an unknown sandbox key', () => {
     const settingsFile = join(dataDir, 'settings.json');
     writeFileSync(settingsFile, written);
     const warnings: string[] = [];
-    const services = createServices({
+    const services = sandboxServices({
       dataDir,
-      version: '1',
-      host: 'headless',
       workingDir: work,
-      sandbox: 'auto',
-      env: { ...process.env, DROVER_SANDBOX: '', HOME: home },
-      checkOutputs: true,
+      env: { HOME: home },
       warn: (message) => warnings.push(message),
     });
-    cleanups.push(() => services.shutdown());
     const world = {
       services,
       call: async <T>(name: string, input: unknown): Promise<T> => {
