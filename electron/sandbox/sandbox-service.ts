@@ -46,8 +46,6 @@ export interface SandboxServiceDeps {
   hostsChanged: (sessionId: string) => void;
   /** 'off': no sandbox on this run (tests of everything else); 'auto': as this machine allows. */
   mode?: 'auto' | 'off';
-  /** What checks the machine (tests give their own). */
-  probe?: () => SandboxStatus;
   home?: string | undefined;
   log: (message: string) => void;
 }
