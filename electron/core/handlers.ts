@@ -29,7 +29,7 @@ import type { Scheduler } from '../scheduler/scheduler.js';
 import type { UnattendedBudget } from '../agent/unattended-budget.js';
 
 export interface HandlerDeps {
-  info: Omit<AppInfo, 'storage'>;
+  info: Omit<AppInfo, 'storage' | 'sandbox'>;
   /** Whether the data folder's disk has room, as of now. */
   storage: () => AppInfo['storage'];
   dataDir: string;
@@ -103,7 +103,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       // What waited for the budget runs now (the budget's `reopened`).
       return d.budget.resume(sessionId);
     },
-    appInfo: () => ({ ...d.info, storage: d.storage() }),
+    appInfo: () => ({ ...d.info, storage: d.storage(), sandbox: d.sandbox.status }),
     listSessions: () => sessions.list(),
     createSession: ({ title }) => sessions.create(title),
     getSession: ({ id }) => sessions.get(id),

@@ -189,7 +189,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
       home: (options.env ?? process.env).HOME,
       log: warn,
     },
-    sandboxMode === 'off' ? { available: false, platform: process.platform, detail: 'off' } : probeSandbox(),
+    probeSandbox,
   );
   settings.onChange(() => sandbox.policyChanged());
   // A monitor is a command watched differently: the same runner, containment and log.
@@ -358,7 +358,6 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
       dataDir: options.dataDir,
       host: options.host,
       containment: { kind: containers.kind, detail: containers.description },
-      sandbox: sandbox.status,
     },
     dataDir: options.dataDir,
     workingDir: options.workingDir,

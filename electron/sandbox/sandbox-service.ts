@@ -132,41 +132,49 @@ export class SandboxService implements SandboxWrapper {
   readonly #runtimes = new Map<string, { runtime: SessionRuntime; config: string }>();
   readonly #hosts = new Map<string, Set<string>>();
   readonly #told = new Set<string>();
-  #status: SandboxStatus;
+  readonly #probe: () => SandboxStatus;
+  #checked: SandboxStatus | null = null;
   #bridge: string | null | undefined;
 
-  constructor(deps: SandboxServiceDeps, status: SandboxStatus) {
+  /**
+   * `probe` says what this machine offers (probeSandbox: it runs bubblewrap once); it is asked on
+   * first need, not while Drover starts.
+   */
+  constructor(deps: SandboxServiceDeps, probe: () => SandboxStatus) {
     this.#deps = deps;
-    this.#status =
-      deps.mode === 'off'
-        ? { available: false, platform: process.platform, detail: 'the sandbox was turned off for this run' }
-        : status.available && insideDataFolder(deps.dataDir, deps.workspace())
-          ? {
-              ...status,
-              available: false,
-              detail:
-                "the working folder is inside Drover's data folder, which sandboxed commands may not touch; choose another working folder",
-            }
-          : status;
+    this.#probe = probe;
   }
 
   get status(): SandboxStatus {
-    return this.#status;
+    return (this.#checked ??= this.#check());
+  }
+
+  #check(): SandboxStatus {
+    if (this.#deps.mode === 'off')
+      return { available: false, platform: process.platform, detail: 'the sandbox was turned off for this run' };
+    const status = this.#probe();
+    if (!status.available || !insideDataFolder(this.#deps.dataDir, this.#deps.workspace())) return status;
+    return {
+      ...status,
+      available: false,
+      detail:
+        "the working folder is inside Drover's data folder, which sandboxed commands may not touch; choose another working folder",
+    };
   }
 
   /** Whether a command of `who` in this session runs in the sandbox now. */
   applies(who: 'model' | 'operator'): boolean {
     const policy = this.#deps.policy();
-    return this.#status.available && policy.enabled && (who === 'model' || policy.operatorLines);
+    return this.status.available && policy.enabled && (who === 'model' || policy.operatorLines);
   }
 
   /** The sandbox is on in the settings but this machine has none: said once per session (null after). */
   unavailableNotice(sessionId: string): string | null {
     // Turned off for this run on purpose (DROVER_SANDBOX=off): nothing to tell.
-    if (this.#deps.mode === 'off' || this.#status.available || !this.#deps.policy().enabled) return null;
+    if (this.#deps.mode === 'off' || this.status.available || !this.#deps.policy().enabled) return null;
     if (this.#told.has(sessionId)) return null;
     this.#told.add(sessionId);
-    return `Commands in this session run without a sandbox: ${this.#status.detail}. The permission gate alone decides what runs.`;
+    return `Commands in this session run without a sandbox: ${this.status.detail}. The permission gate alone decides what runs.`;
   }
 
   view(sessionId: string): SessionSandbox {
@@ -174,7 +182,7 @@ export class SandboxService implements SandboxWrapper {
       sessionId,
       policy: this.#deps.policy(),
       hosts: [...(this.#hosts.get(sessionId) ?? [])],
-      status: this.#status,
+      status: this.status,
       active: this.applies('model'),
     };
   }
@@ -210,7 +218,7 @@ export class SandboxService implements SandboxWrapper {
     shell: string;
     cwd: string;
   }): Promise<{ file: string; args: string[]; env: Record<string, string> }> {
-    if (!this.#status.available) throw new Error(this.#status.detail);
+    if (!this.status.available) throw new Error(this.status.detail);
     const runtime = await this.#runtime(request.sessionId);
     // Paths are read afresh for each command (the data folder's entries may have grown since).
     this.#refresh(request.sessionId);

@@ -77,7 +77,7 @@ describe("Drover's data folder and the working folder", () => {
         hostsChanged: () => {},
         log: () => {},
       },
-      { available: true, platform: 'linux', detail: 'bubblewrap' },
+      () => ({ available: true, platform: 'linux', detail: 'bubblewrap' }),
     );
     expect(service.status.available).toBe(false);
     expect(service.status.detail).toContain("inside Drover's data folder");
@@ -100,7 +100,7 @@ describe('the sandbox service without a sandbox', () => {
   const none = { available: false, platform: 'win32', detail: 'no sandbox is available on win32' };
 
   it('says so once per session, never claims to be active, and refuses to wrap', async () => {
-    const service = new SandboxService(deps(), none);
+    const service = new SandboxService(deps(), () => none);
     expect(service.applies('model')).toBe(false);
     expect(service.unavailableNotice('s1')).toContain('no sandbox is available on win32');
     expect(service.unavailableNotice('s1')).toBeNull();
@@ -112,20 +112,24 @@ describe('the sandbox service without a sandbox', () => {
   });
 
   it('is silent when the settings turn it off, or the run does', () => {
-    expect(new SandboxService(deps({ ...SANDBOX_DEFAULTS, enabled: false }), none).unavailableNotice('s')).toBeNull();
-    expect(new SandboxService(deps(SANDBOX_DEFAULTS, 'off'), none).unavailableNotice('s')).toBeNull();
+    expect(
+      new SandboxService(deps({ ...SANDBOX_DEFAULTS, enabled: false }), () => none).unavailableNotice('s'),
+    ).toBeNull();
+    expect(new SandboxService(deps(SANDBOX_DEFAULTS, 'off'), () => none).unavailableNotice('s')).toBeNull();
   });
 
   it("applies to the operator's lines only when the settings say so", () => {
     const on = { available: true, platform: 'linux', detail: 'bubblewrap' };
-    expect(new SandboxService(deps(), on).applies('operator')).toBe(false);
-    expect(new SandboxService(deps({ ...SANDBOX_DEFAULTS, operatorLines: true }), on).applies('operator')).toBe(true);
-    expect(new SandboxService(deps({ ...SANDBOX_DEFAULTS, enabled: false }), on).applies('model')).toBe(false);
+    expect(new SandboxService(deps(), () => on).applies('operator')).toBe(false);
+    expect(new SandboxService(deps({ ...SANDBOX_DEFAULTS, operatorLines: true }), () => on).applies('operator')).toBe(
+      true,
+    );
+    expect(new SandboxService(deps({ ...SANDBOX_DEFAULTS, enabled: false }), () => on).applies('model')).toBe(false);
   });
 
   it("keeps a session's hosts apart from another's, and tells of each change", () => {
     const changed: string[] = [];
-    const service = new SandboxService({ ...deps(), hostsChanged: (id) => changed.push(id) }, none);
+    const service = new SandboxService({ ...deps(), hostsChanged: (id) => changed.push(id) }, () => none);
     service.allowHost('a', 'api.example.com:443');
     service.allowHost('a', 'api.example.com:443');
     expect(service.view('a').hosts).toEqual(['api.example.com:443']);
