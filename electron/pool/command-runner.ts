@@ -127,7 +127,8 @@ export class ShellLauncher {
       : { file: this.shell, args: shellArgs(this.shell, spec.command), env: {} };
     Object.assign(env, inner.env);
     const container = this.#containers.create(spec.taskId, spec.mark);
-    const launch = container.wrap(inner.file, inner.args, how.terminal);
+    // bash runs BASH_ENV's file before its command: then a stage enters the container first.
+    const launch = container.wrap(inner.file, inner.args, how.terminal, env.BASH_ENV === undefined);
     let io: LeaderIo;
     try {
       io = how.spawn(launch, env, spec.cwd);

@@ -34,6 +34,10 @@ export interface HarnessOptions {
   wrapRunner?: (runner: Runner) => Runner;
   /** Sees every row change as it happens (the services' bus subscribers, in a test). */
   onRow?: (row: TaskRow) => void;
+  /** The tasks' shell (default: $SHELL, as in the app). */
+  shell?: string;
+  /** The environment tasks start from (default: this process's). */
+  baseEnv?: NodeJS.ProcessEnv;
 }
 
 /** A real pool on a real database and real processes; only the folder is temporary. */
@@ -51,6 +55,8 @@ export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir(), 
     identify: (pid) => inspector.identify(pid).processStart,
     processState: (pid) => os.processState(pid),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.shell ? { shell: options.shell } : {}),
+    ...(options.baseEnv ? { baseEnv: options.baseEnv } : {}),
   });
   const runner = options.wrapRunner ? options.wrapRunner(commandRunner) : commandRunner;
   const open = (runId: string, extra: Partial<PoolPolicy> = {}, heartbeatMs?: number) =>

@@ -204,6 +204,52 @@ describe.skipIf(cgroupUnavailable !== null)('the cgroup path', () => {
     expect(existsSync(cgroupDir(hierarchy, path)!)).toBe(false);
   });
 
+  // Where the shell runs nothing of the person's before its command, it enters the cgroup itself
+  // (containers.ts, POSIX_SHELLS): no `sh` stage in front, and the command must not notice.
+  for (const [shell, tty] of [
+    ['/bin/bash', false],
+    ['/bin/bash', true],
+    ['/bin/sh', false],
+    ['/bin/sh', true],
+  ] as const) {
+    it(`${shell} on ${tty ? 'a terminal' : 'pipes'} enters the cgroup itself: the command inside from its first line, $0 and $@ as with -c alone`, async () => {
+      const { pool, sessionId, instanceId } = harness({}, { shell });
+      const task = await pool.start({
+        sessionId,
+        command: 'echo "zero=$0 count=$# args=[$*]"; cat /proc/self/cgroup; printf "a\\nb\\n"',
+        cwd,
+        tty,
+      });
+      expect((await pool.waitFor(task.id, 10_000))?.status).toBe('succeeded');
+      const log = readFileSync(task.logPath, 'latin1');
+      expect(log).toContain(`zero=${shell} count=0 args=[]\n`);
+      expect(/^0::(\S+)$/m.exec(log)![1]).toMatch(new RegExp(`/drover-${instanceId}/${task.id}$`));
+      // On a terminal too: the LF → CR LF translation was off before the command wrote anything.
+      expect(log).toContain('a\nb\n');
+      expect(log).not.toContain('\r');
+    });
+  }
+
+  it('keeps the sh stage when BASH_ENV names a startup file: what that file starts is inside the cgroup too', async () => {
+    const dir = tempDir();
+    const startup = join(dir, 'startup.sh');
+    writeFileSync(startup, `sleep 600 & echo $! > '${join(dir, 'startup.pid')}'\n`);
+    const { pool, sessionId, instanceId } = harness(
+      { stopGraceMs: 2_000 },
+      { shell: '/bin/bash', baseEnv: { ...process.env, BASH_ENV: startup } },
+    );
+    // On pipes: a terminal's hangup would end the background sleep when the shell exits.
+    const task = await pool.start({ sessionId, command: 'echo started', cwd, tty: false });
+    await until(() => existsSync(join(dir, 'startup.pid')) && logText(task.logPath).includes('started'), 'the start');
+    const pid = Number(readFileSync(join(dir, 'startup.pid'), 'utf8'));
+    strays.push(pid);
+    expect(readFileSync(`/proc/${pid}/cgroup`, 'utf8')).toMatch(
+      new RegExp(`^0::.*/drover-${instanceId}/${task.id}$`, 'm'),
+    );
+    await pool.stop(sessionId, task.id);
+    await until(() => !pidAlive(pid), "the startup file's process to end with the task");
+  });
+
   it('catches a process that drops its mark and leaves its session', async () => {
     const { pool, sessionId, rows, instanceId } = harness({ stopGraceMs: 2_000 });
     const task = await pool.start({

@@ -39,3 +39,30 @@ describe('the process-group fallback (fake process table)', () => {
     expect(os.signals).toContain('-500:SIGKILL');
   });
 });
+
+describe("how a task's shell is launched in its process group", () => {
+  const container = new GroupContainer(new FakeUnix(), mark);
+
+  it('turns the terminal raw in the shell itself where the shell runs nothing of its own first', () => {
+    for (const shell of ['/bin/bash', '/bin/sh', '/usr/bin/dash'])
+      expect(container.wrap(shell, ['-c', 'npm test'], true)).toEqual({
+        file: shell,
+        args: ['-c', 'stty -onlcr 2>/dev/null; npm test'],
+      });
+  });
+
+  it('keeps the sh stage for shells that read a startup file first, other arguments, and a BASH_ENV', () => {
+    const staged = (file: string, args: string[]) => ({
+      file: '/bin/sh',
+      args: ['-c', 'stty -onlcr 2>/dev/null; exec "$@"', 'drover-task', file, ...args],
+    });
+    expect(container.wrap('/usr/bin/zsh', ['-c', 'x'], true)).toEqual(staged('/usr/bin/zsh', ['-c', 'x']));
+    expect(container.wrap('/usr/bin/fish', ['-c', 'x'], true)).toEqual(staged('/usr/bin/fish', ['-c', 'x']));
+    expect(container.wrap('/usr/bin/bwrap', ['--', 'x'], true)).toEqual(staged('/usr/bin/bwrap', ['--', 'x']));
+    expect(container.wrap('/bin/bash', ['-c', 'x'], true, false)).toEqual(staged('/bin/bash', ['-c', 'x']));
+  });
+
+  it('starts a shell on pipes as it is: nothing to enter, no terminal to set', () => {
+    expect(container.wrap('/usr/bin/zsh', ['-c', 'x'], false)).toEqual({ file: '/usr/bin/zsh', args: ['-c', 'x'] });
+  });
+});
