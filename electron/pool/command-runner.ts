@@ -6,6 +6,7 @@ import { LEGACY_MARK_VARIABLE } from '../process/identity.js';
 import { PipeRunner } from './pipe-runner.js';
 import { TaskProcessHandle, type LeaderIo } from './process-handle.js';
 import { PtyRunner } from './pty-runner.js';
+import type { TerminalGate } from './terminal-gate.js';
 import { StartError, type Runner, type RunnerHandle, type RunnerListener, type Spec } from './runner.js';
 import { taskEnvironment } from './task-env.js';
 
@@ -79,6 +80,8 @@ export interface ShellSpawn {
   /** Variables of the task's environment that would lie about its output (COLORTERM without a terminal). */
   drop?: readonly string[];
   spawn(launch: { file: string; args: string[] }, env: Record<string, string>, cwd: string): LeaderIo;
+  /** Terminals: a gate the shell waits at while Drover makes the terminal raw (null: it runs `stty`). */
+  gate?: (taskId: string) => TerminalGate | null;
 }
 
 /**
@@ -127,17 +130,24 @@ export class ShellLauncher {
       : { file: this.shell, args: shellArgs(this.shell, spec.command), env: {} };
     Object.assign(env, inner.env);
     const container = this.#containers.create(spec.taskId, spec.mark);
-    // bash runs BASH_ENV's file before its command: then a stage enters the container first.
-    const launch = container.wrap(inner.file, inner.args, how.terminal, env.BASH_ENV === undefined);
+    const gate = how.terminal ? (how.gate?.(spec.taskId) ?? null) : null;
+    const launch = container.wrap(inner.file, inner.args, {
+      terminal: how.terminal,
+      // bash runs BASH_ENV's file before its command: then a stage enters the container first.
+      fold: env.BASH_ENV === undefined,
+      ...(gate ? { gate: gate.path } : {}),
+    });
     let io: LeaderIo;
     try {
       io = how.spawn(launch, env, spec.cwd);
     } catch (error) {
+      gate?.close();
       container.dispose();
       const message = (error as Error).message;
       throw new StartError(`could not start ${this.shell}: ${/fork/i.test(message) ? explainForkFailure() : message}`);
     }
     const handle = new TaskProcessHandle(io, listener, container, this.#identify(io.pid), this.#state);
+    gate?.release(io.terminalFd?.() ?? null, () => handle.leaderGone);
     try {
       await container.attach(
         io.pid,

@@ -13,8 +13,18 @@ type Pipe2 = (fds: Int32Array, flags: number) => number;
 type Pipe = (fds: Int32Array) => number;
 type Fcntl = (fd: number, command: number, ...rest: unknown[]) => number;
 type Ioctl = (fd: number, request: number, ...rest: unknown[]) => number;
+type TermiosCall = (fd: number, ...rest: unknown[]) => number;
+type Mkfifo = (path: string, mode: number) => number;
 
-let bound: { pipe2: Pipe2 | null; pipe: Pipe; fcntl: Fcntl; ioctl: Ioctl } | null = null;
+let bound: {
+  pipe2: Pipe2 | null;
+  pipe: Pipe;
+  fcntl: Fcntl;
+  ioctl: Ioctl;
+  tcgetattr: TermiosCall;
+  tcsetattr: TermiosCall;
+  mkfifo: Mkfifo;
+} | null = null;
 let unavailable: string | null = null;
 
 /** libc's descriptor calls through koffi, bound on first use (Linux and macOS). */
@@ -29,6 +39,9 @@ function bind(): typeof bound {
       pipe: lib.func('int pipe(_Out_ int *fds)') as Pipe,
       fcntl: lib.func('int fcntl(int fd, int cmd, ...)') as Fcntl,
       ioctl: lib.func('int ioctl(int fd, unsigned long request, ...)') as Ioctl,
+      tcgetattr: lib.func('int tcgetattr(int fd, _Inout_ uint8_t *termios)') as TermiosCall,
+      tcsetattr: lib.func('int tcsetattr(int fd, int when, uint8_t *termios)') as TermiosCall,
+      mkfifo: lib.func('int mkfifo(const char *path, unsigned int mode)') as Mkfifo,
     };
   } catch (error) {
     unavailable = `the descriptor calls could not be loaded: ${(error as Error).message}`;
@@ -72,4 +85,52 @@ export function bytesWaiting(fd: number): number | null {
 export function widenPipe(fd: number, bytes: number): void {
   if (process.platform !== 'linux') return;
   bind()?.fcntl(fd, F_SETPIPE_SZ, 'int', bytes);
+}
+
+/**
+ * Where a terminal's output flags are in libc's `struct termios`, and the LF → CR LF bit there
+ * (ONLCR) with the bit that turns output processing on at all (OPOST): Linux's flags are 32-bit,
+ * macOS's are `unsigned long` (64-bit). Elsewhere none is known.
+ */
+const TERMIOS =
+  process.platform === 'linux'
+    ? { size: 64, oflagOffset: 4, oflagBytes: 4, onlcr: 0o4, opost: 0o1 }
+    : process.platform === 'darwin'
+      ? { size: 80, oflagOffset: 8, oflagBytes: 8, onlcr: 0x2, opost: 0x1 }
+      : null;
+/** tcsetattr: apply now. */
+const TCSANOW = 0;
+
+/**
+ * Turns off a terminal's LF → CR LF output translation (what `stty -onlcr` does), on either end
+ * of a pseudo-terminal, without starting a program. Read back after: a layout that does not
+ * match this libc's is caught, never half-applied. Null when done, else why not.
+ */
+export function rawOutputNewlines(fd: number): string | null {
+  if (!TERMIOS) return 'no known terminal layout here';
+  const calls = bind();
+  if (!calls) return unavailable ?? 'the terminal calls are not available';
+  const termios = Buffer.alloc(TERMIOS.size + 64);
+  const oflag = (): number =>
+    TERMIOS.oflagBytes === 4
+      ? termios.readUInt32LE(TERMIOS.oflagOffset)
+      : Number(termios.readBigUInt64LE(TERMIOS.oflagOffset) & 0xffffffffn);
+  if (calls.tcgetattr(fd, termios) !== 0) return 'tcgetattr failed';
+  const before = oflag();
+  if ((before & TERMIOS.opost) === 0) return 'the terminal has no output processing to change';
+  const after = before & ~TERMIOS.onlcr;
+  if (TERMIOS.oflagBytes === 4) termios.writeUInt32LE(after >>> 0, TERMIOS.oflagOffset);
+  else termios.writeBigUInt64LE(BigInt(after >>> 0), TERMIOS.oflagOffset);
+  if (calls.tcsetattr(fd, TCSANOW, termios) !== 0) return 'tcsetattr failed';
+  termios.fill(0);
+  if (calls.tcgetattr(fd, termios) !== 0 || oflag() !== after) return 'the terminal did not take the change';
+  return null;
+}
+
+/** Makes a named pipe (FIFO) at `path`, readable and writable by this user alone; null when made, else why not. */
+export function makeFifo(path: string): string | null {
+  if (process.platform === 'win32') return 'no named pipes here';
+  const calls = bind();
+  if (!calls) return unavailable ?? 'the descriptor calls are not available';
+  return calls.mkfifo(path, 0o600) === 0 ? null : `mkfifo failed for ${path}`;
 }

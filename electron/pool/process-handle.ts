@@ -28,6 +28,8 @@ export interface LeaderIo {
   write(data: string): void;
   /** Ends the shell itself: a start that failed after the spawn. */
   killLeader(): void;
+  /** The task's terminal, to change its modes (its master's descriptor); absent on pipes. */
+  terminalFd?(): number | null;
   /** What else a kill must end where the container does not (Windows: the console host). */
   killExtra?(): void;
 }

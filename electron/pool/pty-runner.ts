@@ -3,6 +3,7 @@ import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import { setCloseOnExec } from '../process/cloexec.js';
 import type { ShellLauncher } from './command-runner.js';
 import { bytesWaiting } from './os-fds.js';
+import { TerminalGates } from './terminal-gate.js';
 import type { LeaderIo } from './process-handle.js';
 import type { RunnerExit, RunnerHandle, RunnerListener, Spec } from './runner.js';
 import { TERMINAL_COLUMNS, TERMINAL_ROWS } from './terminal-text.js';
@@ -16,16 +17,19 @@ export const TERMINAL_ENV: Readonly<Record<string, string>> = {
 /** Runs a task's shell under a pseudo-terminal (@lydell/node-pty): what the operator's own lines get. */
 export class PtyRunner {
   readonly #launcher: ShellLauncher;
+  readonly #gates: TerminalGates;
   #cloexecWarned = false;
 
   constructor(launcher: ShellLauncher) {
     this.#launcher = launcher;
+    this.#gates = new TerminalGates((message) => launcher.log(message));
   }
 
   start(spec: Spec, listener: RunnerListener): Promise<RunnerHandle> {
     return this.#launcher.start(spec, listener, {
       terminal: true,
       env: TERMINAL_ENV,
+      gate: (taskId) => this.#gates.open(taskId),
       spawn: (launch, env, cwd) => {
         const pty = spawnPty(launch.file, launch.args, {
           name: 'xterm-256color',
@@ -107,6 +111,11 @@ class PtyIo implements LeaderIo {
     if (this.#slaveFd === null) return;
     closeSync(this.#slaveFd);
     this.#slaveFd = null;
+  }
+
+  terminalFd(): number | null {
+    const fd = (this.#pty as unknown as { _fd?: unknown })._fd;
+    return typeof fd === 'number' ? fd : null;
   }
 
   onData(listener: (chunk: Buffer) => void): void {

@@ -18,13 +18,8 @@ export interface TaskContainer {
   readonly cgroup: string | null;
   /** Why this task is held less tightly than this machine allows, in words; null when it is not. */
   readonly note: string | null;
-  /**
-   * The program and arguments that put the shell inside before the command runs. `terminal`:
-   * the shell runs on a pseudo-terminal (its LF → CR LF translation is turned off first).
-   * `fold`: the shell may do that work itself when it can (see POSIX_SHELLS); false when its
-   * environment names a startup file it would run first (BASH_ENV).
-   */
-  wrap(file: string, args: readonly string[], terminal?: boolean, fold?: boolean): { file: string; args: string[] };
+  /** The program and arguments that put the shell inside (and its terminal raw) before the command runs. */
+  wrap(file: string, args: readonly string[], options?: LaunchOptions): { file: string; args: string[] };
   /**
    * Resolves once the leader is inside (or has already exited). Rejects after ATTACH_LIMIT_MS.
    * `write` types into the task's terminal (Windows releases its start gate with it).
@@ -95,10 +90,8 @@ export class GroupContainer implements TaskContainer {
     this.note = note;
   }
 
-  wrap(file: string, args: readonly string[], terminal = true, fold = true): { file: string; args: string[] } {
-    // On pipes there is nothing to enter and no terminal to set: the shell is started as it is.
-    if (!terminal) return { file, args: [...args] };
-    return unixLaunch('', 'drover-task', file, args, true, fold);
+  wrap(file: string, args: readonly string[], options: LaunchOptions = {}): { file: string; args: string[] } {
+    return unixLaunch(null, file, args, options);
   }
 
   async attach(pid: number, exited: () => boolean): Promise<void> {
@@ -163,36 +156,47 @@ export class GroupContainer implements TaskContainer {
   dispose(): void {}
 }
 
-/**
- * The shell enters its cgroup itself, before it runs anything: `sh` writes its own pid into
- * cgroup.procs and then execs the real shell, so the command and everything it starts are born
- * inside. Nothing is interpolated into the script; the paths and the command are arguments.
- */
-export const ENTER_CGROUP_SCRIPT =
-  'echo $$ > "$0" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; ';
+/** How a task's shell is to be started (TaskContainer.wrap). */
+export interface LaunchOptions {
+  /** The shell runs on a pseudo-terminal: its LF → CR LF output translation goes off before the command runs. */
+  terminal?: boolean;
+  /**
+   * The shell may do the stage's work itself (see POSIX_SHELLS); false when its environment names
+   * a startup file it would run first (BASH_ENV). Default true.
+   */
+  fold?: boolean;
+  /**
+   * A terminal's named pipe (terminal-gate.ts): the shell waits on it before its command while
+   * Drover turns the terminal raw itself, so no `stty` is forked. Absent: `stty -onlcr`.
+   */
+  gate?: string;
+}
 
 /**
- * A unix task on a terminal starts through one `sh` stage that (after entering its container,
- * where it has one) turns off the terminal's LF → CR LF output translation, so the log holds
- * exactly the bytes the program wrote, and then execs the shell under the same pid. On pipes
- * there is no terminal: the stage only enters the container (no `stty` to fork).
+ * The work done before a unix task's command, by the shell itself where it can (see
+ * POSIX_SHELLS), else by one `sh` stage that then execs the shell under the same pid:
+ * - entering the task's cgroup: the pid goes into cgroup.procs, so the command and everything
+ *   it starts are born inside;
+ * - on a terminal, turning off its LF → CR LF output translation, so the log holds exactly the
+ *   bytes the program wrote: by waiting at the task's gate (Drover changes the terminal, then
+ *   opens the gate), or where there is no gate by `stty`.
+ * Each path comes in as `$1` and is shifted away once used. Nothing is interpolated into the
+ * script; the paths and the command are arguments.
  */
-export const RAW_OUTPUT_SCRIPT = 'stty -onlcr 2>/dev/null; exec "$@"';
-const EXEC_SCRIPT = 'exec "$@"';
+const ENTER_CGROUP = 'echo $$ > "$1" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; shift; ';
+const AWAIT_GATE = 'read -r _ < "$1"; shift; ';
+const STTY_RAW_OUTPUT = 'stty -onlcr 2>/dev/null; ';
 
 /**
  * Shells that read `-c script name arg…` the POSIX way and run nothing of the person's before the
  * script (no startup file: zsh reads .zshenv first, so it keeps the stage; bash reads BASH_ENV,
  * so a task whose environment sets it keeps the stage too). With one of them the stage's work is
  * done by the shell itself, ahead of the command, with no `sh` in front (an exec less per task,
- * about 0.5 to 1 ms of every start, measured): the cgroup.procs path comes in as `$1` and is
- * shifted away, so the command sees `$0` and an empty `$@` as with `-c` alone. The command's text
- * is appended as it is; nothing of it is read or changed.
+ * about 0.5 to 1 ms of every start, measured); `$0` stays the shell's own path and `$@` is empty
+ * once the paths are shifted away, as with `-c` alone. The command's text is appended as it is;
+ * nothing of it is read or changed.
  */
 const POSIX_SHELLS = new Set(['sh', 'bash', 'dash', 'ash']);
-const FOLDED_ENTER_SCRIPT =
-  'echo $$ > "$1" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; shift; ';
-const FOLDED_RAW_OUTPUT = 'stty -onlcr 2>/dev/null; ';
 
 /** The shell's own command when it can take the stage's work (see POSIX_SHELLS); null when a stage is needed. */
 function foldedCommand(file: string, args: readonly string[], fold: boolean): string | null {
@@ -200,25 +204,30 @@ function foldedCommand(file: string, args: readonly string[], fold: boolean): st
   return POSIX_SHELLS.has(basename(file)) ? args[1]! : null;
 }
 
+/** `procs`: the task's cgroup.procs, null without a cgroup. */
 function unixLaunch(
-  enter: string,
-  arg0: string,
+  procs: string | null,
   file: string,
   args: readonly string[],
-  terminal: boolean,
-  fold: boolean,
+  options: LaunchOptions,
 ): { file: string; args: string[] } {
-  const command = foldedCommand(file, args, fold);
-  if (command !== null) {
-    const raw = terminal ? FOLDED_RAW_OUTPUT : '';
-    // $0 stays what the shell would have given it (its own path); the cgroup.procs path is $1 until the shift.
-    if (enter) return { file, args: ['-c', `${FOLDED_ENTER_SCRIPT}${raw}${command}`, file, arg0] };
-    return { file, args: ['-c', `${raw}${command}`] };
+  let prelude = '';
+  const paths: string[] = [];
+  if (procs !== null) {
+    prelude += ENTER_CGROUP;
+    paths.push(procs);
   }
-  return {
-    file: '/bin/sh',
-    args: ['-c', `${enter}${terminal ? RAW_OUTPUT_SCRIPT : EXEC_SCRIPT}`, arg0, file, ...args],
-  };
+  if (options.terminal !== false) {
+    if (options.gate) {
+      prelude += AWAIT_GATE;
+      paths.push(options.gate);
+    } else prelude += STTY_RAW_OUTPUT;
+  }
+  // On pipes without a cgroup there is nothing to do first: the shell is started as it is.
+  if (!prelude) return { file, args: [...args] };
+  const command = foldedCommand(file, args, options.fold !== false);
+  if (command !== null) return { file, args: ['-c', `${prelude}${command}`, file, ...paths] };
+  return { file: '/bin/sh', args: ['-c', `${prelude}exec "$@"`, 'drover-task', ...paths, file, ...args] };
 }
 
 /** A cgroup of the task's own: neither setsid, double forks, set -m nor an unset mark leaves it. */
@@ -237,9 +246,9 @@ class CgroupContainer implements TaskContainer {
     this.#marked = new MarkedProcesses(os, mark, scan);
   }
 
-  wrap(file: string, args: readonly string[], terminal = true, fold = true): { file: string; args: string[] } {
+  wrap(file: string, args: readonly string[], options: LaunchOptions = {}): { file: string; args: string[] } {
     const dir = cgroupDir(this.#cgroups.hierarchy, this.cgroup)!;
-    return unixLaunch(ENTER_CGROUP_SCRIPT, join(dir, 'cgroup.procs'), file, args, terminal, fold);
+    return unixLaunch(join(dir, 'cgroup.procs'), file, args, options);
   }
 
   async attach(pid: number, exited: () => boolean): Promise<void> {

@@ -45,10 +45,21 @@ describe("how a task's shell is launched in its process group", () => {
 
   it('turns the terminal raw in the shell itself where the shell runs nothing of its own first', () => {
     for (const shell of ['/bin/bash', '/bin/sh', '/usr/bin/dash'])
-      expect(container.wrap(shell, ['-c', 'npm test'], true)).toEqual({
+      expect(container.wrap(shell, ['-c', 'npm test'], { terminal: true })).toEqual({
         file: shell,
-        args: ['-c', 'stty -onlcr 2>/dev/null; npm test'],
+        args: ['-c', 'stty -onlcr 2>/dev/null; npm test', shell],
       });
+  });
+
+  it('waits at the gate instead of forking stty when it has one; the gate is $1, shifted away', () => {
+    expect(container.wrap('/bin/bash', ['-c', 'npm test'], { terminal: true, gate: '/tmp/g/bg_1-1' })).toEqual({
+      file: '/bin/bash',
+      args: ['-c', 'read -r _ < "$1"; shift; npm test', '/bin/bash', '/tmp/g/bg_1-1'],
+    });
+    expect(container.wrap('/usr/bin/zsh', ['-c', 'x'], { terminal: true, gate: '/tmp/g/bg_1-1' })).toEqual({
+      file: '/bin/sh',
+      args: ['-c', 'read -r _ < "$1"; shift; exec "$@"', 'drover-task', '/tmp/g/bg_1-1', '/usr/bin/zsh', '-c', 'x'],
+    });
   });
 
   it('keeps the sh stage for shells that read a startup file first, other arguments, and a BASH_ENV', () => {
@@ -56,13 +67,19 @@ describe("how a task's shell is launched in its process group", () => {
       file: '/bin/sh',
       args: ['-c', 'stty -onlcr 2>/dev/null; exec "$@"', 'drover-task', file, ...args],
     });
-    expect(container.wrap('/usr/bin/zsh', ['-c', 'x'], true)).toEqual(staged('/usr/bin/zsh', ['-c', 'x']));
-    expect(container.wrap('/usr/bin/fish', ['-c', 'x'], true)).toEqual(staged('/usr/bin/fish', ['-c', 'x']));
-    expect(container.wrap('/usr/bin/bwrap', ['--', 'x'], true)).toEqual(staged('/usr/bin/bwrap', ['--', 'x']));
-    expect(container.wrap('/bin/bash', ['-c', 'x'], true, false)).toEqual(staged('/bin/bash', ['-c', 'x']));
+    const terminal = { terminal: true };
+    expect(container.wrap('/usr/bin/zsh', ['-c', 'x'], terminal)).toEqual(staged('/usr/bin/zsh', ['-c', 'x']));
+    expect(container.wrap('/usr/bin/fish', ['-c', 'x'], terminal)).toEqual(staged('/usr/bin/fish', ['-c', 'x']));
+    expect(container.wrap('/usr/bin/bwrap', ['--', 'x'], terminal)).toEqual(staged('/usr/bin/bwrap', ['--', 'x']));
+    expect(container.wrap('/bin/bash', ['-c', 'x'], { terminal: true, fold: false })).toEqual(
+      staged('/bin/bash', ['-c', 'x']),
+    );
   });
 
   it('starts a shell on pipes as it is: nothing to enter, no terminal to set', () => {
-    expect(container.wrap('/usr/bin/zsh', ['-c', 'x'], false)).toEqual({ file: '/usr/bin/zsh', args: ['-c', 'x'] });
+    expect(container.wrap('/usr/bin/zsh', ['-c', 'x'], { terminal: false })).toEqual({
+      file: '/usr/bin/zsh',
+      args: ['-c', 'x'],
+    });
   });
 });

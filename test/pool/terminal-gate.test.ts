@@ -1,0 +1,132 @@
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
+import { afterEach, describe, expect, it } from 'vitest';
+import { osPipe } from '../../electron/pool/os-fds.js';
+import { TerminalGates } from '../../electron/pool/terminal-gate.js';
+import { logText, makePool, type Harness } from './pool-harness.js';
+import { until } from '../helpers.js';
+
+const open: Harness[] = [];
+const terminals: IPty[] = [];
+afterEach(async () => {
+  for (const h of open.splice(0)) {
+    await h.pool.drain();
+    h.containers.dispose();
+    h.db.close();
+  }
+  for (const terminal of terminals.splice(0)) terminal.kill('SIGKILL');
+});
+
+const cwd = tmpdir();
+
+/** A real terminal (its master's descriptor), running `command`. */
+function terminal(command: string): { fd: number; pty: IPty } {
+  const pty = spawnPty('/bin/sh', ['-c', command], { cols: 80, rows: 24, cwd, env: {} });
+  terminals.push(pty);
+  return { fd: (pty as unknown as { _fd: number })._fd, pty };
+}
+
+/** What `stty -a` says of LF → CR LF on the terminal at a master's descriptor, read through a second shell on it. */
+function onlcr(pty: IPty): Promise<string> {
+  const slave = (pty as unknown as { _pty: string })._pty;
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', `stty -a < '${slave}' | grep -o -- '-\\?onlcr'`], { stdio: 'pipe' });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('close', () => resolve(out.trim()));
+  });
+}
+
+describe.runIf(process.platform === 'linux')('terminal gates', () => {
+  for (const containment of ['auto', 'group'] as const) {
+    it(`a terminal task (${containment}) starts with its terminal already raw, and its gate is gone once passed`, async () => {
+      const h = makePool({}, undefined, { containment, shell: '/bin/bash' });
+      open.push(h);
+      const { pool, sessionId } = h;
+      // The first bytes are written at once: with the translation still on they would read "x\r\ny\r\n".
+      const task = await pool.start({
+        sessionId,
+        command: `printf 'x\\ny\\n'; tr '\\0' '\\n' < /proc/$$/cmdline; echo done`,
+        cwd,
+        tty: true,
+      });
+      expect((await pool.waitFor(task.id, 10_000))?.status).toBe('succeeded');
+      const log = readFileSync(task.logPath, 'latin1');
+      expect(log.startsWith('x\ny\n')).toBe(true);
+      expect(log).not.toContain('\r');
+      // The shell's last argument is its gate: a named pipe in Drover's own folder, removed once taken.
+      const args = log.split('\n');
+      const gate = args[args.indexOf('done') - 1]!;
+      expect(gate).toMatch(/\/drover-gates-[^/]+\/bg_\d+-\d+$/);
+      expect(statSync(gate.slice(0, gate.lastIndexOf('/'))).mode & 0o777).toBe(0o700);
+      await until(() => !existsSync(gate), 'the gate to be removed');
+    });
+  }
+
+  it('lets the shell through once the terminal is raw, and removes the pipe', async () => {
+    const log: string[] = [];
+    const gates = new TerminalGates((message) => log.push(message));
+    const { fd, pty } = terminal('sleep 30');
+    expect(await onlcr(pty)).toBe('onlcr');
+    const gate = gates.open('bg_1')!;
+    expect(statSync(gate.path).isFIFO()).toBe(true);
+    const shell = spawn('/bin/sh', ['-c', 'read -r _ < "$1"; echo through', 'gate', gate.path], { stdio: 'pipe' });
+    let out = '';
+    shell.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    // Held at the gate until it is released.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(out).toBe('');
+    gate.release(fd, () => false);
+    await until(() => out === 'through\n', 'the shell to pass the gate');
+    expect(await onlcr(pty)).toBe('-onlcr');
+    await until(() => !existsSync(gate.path), 'the pipe to be removed');
+    expect(log).toEqual([]);
+  });
+
+  it('closes a gate whose shell is gone without taking it', async () => {
+    const gates = new TerminalGates(() => {});
+    const { fd } = terminal('sleep 30');
+    const gate = gates.open('bg_2')!;
+    let gone = false;
+    gate.release(fd, () => gone);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(gate.path)).toBe(true);
+    gone = true;
+    await until(() => !existsSync(gate.path), 'the unused gate to be removed');
+  });
+
+  it('falls back to stty, saying so once, when the terminal cannot be changed; the waiting shell still goes on', async () => {
+    const log: string[] = [];
+    const gates = new TerminalGates((message) => log.push(message));
+    const gate = gates.open('bg_3')!;
+    const shell = spawn('/bin/sh', ['-c', 'read -r _ < "$1"; echo through', 'gate', gate.path], { stdio: 'pipe' });
+    let out = '';
+    shell.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    // A pipe is no terminal: tcgetattr refuses it.
+    const pipe = osPipe();
+    gate.release(pipe.read, () => false);
+    await until(() => out === 'through\n', 'the shell to pass the gate');
+    expect(log).toEqual([
+      expect.stringMatching(/task terminals are made raw with stty from now on \(tcgetattr failed\)/),
+    ]);
+    expect(gates.open('bg_4')).toBeNull();
+    expect(log).toHaveLength(1);
+    closeSync(pipe.read);
+    closeSync(pipe.write);
+  });
+});
+
+describe('a terminal task whose shell keeps the sh stage', () => {
+  it('waits at the gate in the stage, and starts raw', async () => {
+    const h = makePool({}, undefined, {
+      shell: '/bin/bash',
+      baseEnv: { ...process.env, BASH_ENV: '/dev/null' },
+    });
+    open.push(h);
+    const task = await h.pool.start({ sessionId: h.sessionId, command: "printf 'p\\nq\\n'", cwd, tty: true });
+    await h.pool.waitFor(task.id, 10_000);
+    expect(logText(task.logPath)).toBe('p\nq\n');
+  });
+});
