@@ -113,7 +113,9 @@ class PtyIo implements LeaderIo {
     this.#slaveFd = null;
   }
 
+  /** The terminal's own end where we hold it (its modes are its own on every OS), else the master. */
   terminalFd(): number | null {
+    if (this.#slaveFd !== null) return this.#slaveFd;
     const fd = (this.#pty as unknown as { _fd?: unknown })._fd;
     return typeof fd === 'number' ? fd : null;
   }

@@ -32,3 +32,37 @@ export function createApi<C extends Contract>(contract: C, transport: ClientTran
   };
   return api as Api<C>;
 }
+
+/** Property names that generic code reads off any object (await, JSON, inspection): never taken as requests. */
+const NOT_REQUESTS = new Set(['then', 'catch', 'finally', 'toJSON', 'toString', 'valueOf', 'constructor']);
+
+/**
+ * The same api built without the contract's value: each name read off it is a request sent as
+ * named (the server checks it and answers `unknown_request` for a name it does not know, and the
+ * type allows only the contract's names), and events are subscribed as named. The page uses this
+ * so that its first requests go out before its bundle has built the contract's schemas (issue 18:
+ * opening a big session); the contract still gives every type.
+ */
+export function createCallApi<C extends Contract>(transport: ClientTransport): Api<C> {
+  const calls = new Map<string, (input?: unknown) => Promise<unknown>>();
+  const on = (event: string, listener: (payload: unknown) => void) =>
+    transport.subscribe((name, payload) => {
+      if (name === event) listener(payload);
+    });
+  return new Proxy({} as Api<C>, {
+    get(_target, name) {
+      if (name === 'on') return on;
+      if (typeof name !== 'string' || NOT_REQUESTS.has(name)) return undefined;
+      let call = calls.get(name);
+      if (!call) {
+        call = async (input?: unknown) => {
+          const result = await transport.call(name, input ?? {});
+          if (!result.ok) throw DroverError.from(result.error);
+          return result.value;
+        };
+        calls.set(name, call);
+      }
+      return call;
+    },
+  });
+}

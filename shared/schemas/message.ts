@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from './page-sizes.js';
 import { IdSchema, TimestampSchema } from './session.js';
 import { TaskOutputSchema, TaskStatusSchema } from './task.js';
 
@@ -128,12 +129,7 @@ export type Message = z.infer<typeof MessageSchema>;
 
 export const MessageIdSchema = z.number().int().positive();
 
-/**
- * Messages one page of the transcript holds. A session opens on its newest page and loads older
- * ones as the reader scrolls up; the id is the cursor (ids only grow, so a page never shifts).
- */
-export const MESSAGE_PAGE_DEFAULT = 40;
-export const MESSAGE_PAGE_MAX = 500;
+export { MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX };
 export const MessagePageLimitSchema = z.number().int().min(1).max(MESSAGE_PAGE_MAX);
 
 export const MessageTextSchema = z

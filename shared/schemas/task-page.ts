@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FINISHED_PAGE_DEFAULT, FINISHED_PAGE_MAX } from './page-sizes.js';
 import { TaskRowSchema, type TaskRow } from './task.js';
 
 /**
@@ -24,9 +25,7 @@ export const FinishedCountsSchema = z.object({
 });
 export type FinishedCounts = z.infer<typeof FinishedCountsSchema>;
 
-/** Finished rows one page holds: the first screen shows about 14, so 50 leave room to scroll. */
-export const FINISHED_PAGE_DEFAULT = 50;
-export const FINISHED_PAGE_MAX = 500;
+export { FINISHED_PAGE_DEFAULT, FINISHED_PAGE_MAX };
 export const FinishedLimitSchema = z.number().int().min(1).max(FINISHED_PAGE_MAX);
 /** Ids one findTasks asks for at most. */
 export const FIND_TASKS_MAX = FINISHED_PAGE_DEFAULT * 5;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { contract } from '../../shared/contract.js';
-import { createApi } from '../../shared/ipc/client.js';
+import { createApi, createCallApi } from '../../shared/ipc/client.js';
+import type { DroverContract } from '../../shared/contract.js';
 import { defineContract, event, request } from '../../shared/ipc/define.js';
 import { DroverError } from '../../shared/ipc/errors.js';
 import { connectInMemory } from '../../shared/ipc/memory.js';
@@ -159,6 +160,34 @@ describe('typed client over the in-memory transport', () => {
       });
       await expect(api.createSession({ title: '   ' })).rejects.toMatchObject({ code: 'invalid_input', path: 'title' });
       expect((await api.appInfo()).version).toBe('9.9.9');
+    } finally {
+      await services.shutdown();
+    }
+  });
+
+  it("the page's api, built without the contract's value, makes the same calls and errors", async () => {
+    const dataDir = tempDir();
+    const services = createServices({ dataDir, version: '9.9.9', host: 'headless', workingDir: dataDir });
+    try {
+      const api = createCallApi<DroverContract>(connectInMemory(services));
+      // Generic code that awaits or serialises it must not send requests named "then" or "toJSON".
+      expect(await Promise.resolve(api)).toBe(api);
+      expect(JSON.stringify({ api })).toBe('{"api":{}}');
+      const seen: string[] = [];
+      const off = api.on('sessionUpserted', ({ session }) => seen.push(session.title));
+      const created = await api.createSession({ title: 'First' });
+      expect(api.createSession).toBe(api.createSession);
+      expect((await api.listSessions()).map((s) => s.id)).toEqual([created.id]);
+      expect(seen).toEqual(['First']);
+      off();
+      await expect(api.getSession({ id: 'unknown1' })).rejects.toMatchObject({
+        name: 'DroverError',
+        code: 'not_found',
+      });
+      await expect(api.createSession({ title: '   ' })).rejects.toMatchObject({ code: 'invalid_input', path: 'title' });
+      // A name the contract lacks (a type error in the page's code) is refused by the server, by name.
+      const loose = api as unknown as Record<string, () => Promise<unknown>>;
+      await expect(loose.noSuchRequest!()).rejects.toMatchObject({ code: 'unknown_request' });
     } finally {
       await services.shutdown();
     }

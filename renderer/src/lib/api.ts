@@ -1,5 +1,5 @@
-import { contract, type DroverContract } from '@shared/contract.js';
-import { createApi, type Api } from '@shared/ipc/client.js';
+import type { DroverContract } from '@shared/contract.js';
+import { createCallApi, type Api } from '@shared/ipc/client.js';
 import { BRIDGE_KEY, type DroverBridge } from '@shared/ipc/bridge.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { ClientTransport } from '@shared/ipc/transport.js';
@@ -59,6 +59,7 @@ export function hostToken(): string {
   return sessionStorage.getItem(TOKEN_KEY) ?? '';
 }
 
+/** The contract's requests over `transport`; built without the contract's schemas (createCallApi), so it is cheap to make first. */
 export function connectApi(transport: ClientTransport): DroverApi {
-  return createApi(contract, transport);
+  return createCallApi<DroverContract>(transport);
 }

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Message, TaskRow } from '@shared/contract.js';
 import type { DroverApi } from '../api.js';
 import { FINISHED_PAGE_DEFAULT } from '@shared/schemas/task-page.js';
-import { MESSAGE_PAGE_DEFAULT } from '@shared/schemas/message.js';
+import { MESSAGE_FIRST_PAGE, MESSAGE_PAGE_DEFAULT } from '@shared/schemas/page-sizes.js';
 import { taskRow, taskPages } from '../test-tasks.js';
 import { TasksState } from './tasks.svelte.js';
 import { TranscriptState } from './transcript.svelte.js';
@@ -136,8 +136,9 @@ describe('the transcript of a big session', () => {
   }
 
   it('opens on the newest page and puts older pages before it on demand; new messages still join at the end', async () => {
+    const first = MESSAGE_FIRST_PAGE;
     const page = MESSAGE_PAGE_DEFAULT;
-    const total = page * 2 + page / 2;
+    const total = first + page + page / 2;
     let stored = Array.from({ length: total }, (_, i) => message(i + 1));
     const bus = events();
     const listMessages = vi.fn(async ({ beforeId, limit }: { beforeId?: number; limit?: number }) => {
@@ -147,16 +148,19 @@ describe('the transcript of a big session', () => {
     const transcript = new TranscriptState({ listMessages, on: bus.on } as unknown as DroverApi, 's1');
     const stop = transcript.start();
     await settle();
-    expect(transcript.messages.map((m) => m.id)).toEqual(Array.from({ length: page }, (_, i) => total - page + 1 + i));
+    expect(transcript.messages.map((m) => m.id)).toEqual(
+      Array.from({ length: first }, (_, i) => total - first + 1 + i),
+    );
     expect(transcript.hasOlder).toBe(true);
     const added = message(total + 1);
     stored = [...stored, added];
     bus.emit('messageAdded', { message: added });
     // A change to a message before those held waits for its page.
     bus.emit('messageUpdated', { message: { ...message(3), text: 'changed' } });
-    expect(transcript.messages).toHaveLength(page + 1);
+    expect(transcript.messages).toHaveLength(first + 1);
+    // Older pages are whole pages.
     expect(await transcript.loadOlder()).toBe(true);
-    expect(transcript.messages[0]!.id).toBe(total - 2 * page + 1);
+    expect(transcript.messages[0]!.id).toBe(total - first - page + 1);
     expect(await transcript.loadOlder()).toBe(true);
     expect(transcript.messages.map((m) => m.id)).toEqual(Array.from({ length: total + 1 }, (_, i) => i + 1));
     expect(transcript.hasOlder).toBe(false);

@@ -1,6 +1,6 @@
 import type { Message, TaskRow } from '@shared/contract.js';
-import { MESSAGE_PAGE_DEFAULT } from '@shared/schemas/message.js';
-import { FINISHED_PAGE_DEFAULT, type FinishedFilter } from '@shared/schemas/task-page.js';
+import { FINISHED_PAGE_DEFAULT, MESSAGE_FIRST_PAGE } from '@shared/schemas/page-sizes.js';
+import type { FinishedFilter } from '@shared/schemas/task-page.js';
 import type { DroverApi } from '../api.js';
 
 /** A prefetch nobody took by then (the session did not exist, the person went elsewhere) is dropped. */
@@ -62,7 +62,7 @@ export class OpenPrefetch {
       clearTimeout(timer);
       for (const off of offs) off();
     };
-    entry.messages = this.#api.listMessages({ sessionId, limit: MESSAGE_PAGE_DEFAULT });
+    entry.messages = this.#api.listMessages({ sessionId, limit: MESSAGE_FIRST_PAGE });
     entry.tasks = this.#api.openTasks({ sessionId, filter: 'all', limit: FINISHED_PAGE_DEFAULT });
     // A failure is the taker's to report; unhandled until then, it must not reach the console.
     entry.messages.catch(() => {});

@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Message, TaskRow } from '@shared/contract.js';
 import { FINISHED_PAGE_DEFAULT } from '@shared/schemas/task-page.js';
-import { MESSAGE_PAGE_DEFAULT } from '@shared/schemas/message.js';
+import { MESSAGE_FIRST_PAGE } from '@shared/schemas/page-sizes.js';
 import type { DroverApi } from '../api.js';
 import { taskPages, taskRow, testEvents } from '../test-tasks.js';
 import { TasksState } from './tasks.svelte.js';
@@ -86,7 +86,7 @@ describe('the transcript while its pages load', () => {
     setHold(null);
     first.open();
     await settle();
-    expect(transcript.messages[0]!.id).toBe(200 - MESSAGE_PAGE_DEFAULT + 1);
+    expect(transcript.messages[0]!.id).toBe(200 - MESSAGE_FIRST_PAGE + 1);
     while (transcript.hasOlder) await transcript.loadOlder();
     expect(transcript.messages.map((m) => m.id)).toEqual(stored.map((m) => m.id));
     stop();

@@ -1,6 +1,6 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { Message } from '@shared/contract.js';
-import { MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from '@shared/schemas/message.js';
+import { MESSAGE_FIRST_PAGE, MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from '@shared/schemas/page-sizes.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
@@ -142,8 +142,8 @@ export class TranscriptState {
     this.#loadingOlder = false;
     try {
       // A reload (after a reconnect) keeps as much as the reader had loaded, up to the most a page holds.
-      const limit = Math.min(MESSAGE_PAGE_MAX, Math.max(MESSAGE_PAGE_DEFAULT, this.#messages.length));
-      const prefetched = limit === MESSAGE_PAGE_DEFAULT ? this.#prefetch?.takeMessages(this.#sessionId) : null;
+      const limit = Math.min(MESSAGE_PAGE_MAX, Math.max(MESSAGE_FIRST_PAGE, this.#messages.length));
+      const prefetched = limit === MESSAGE_FIRST_PAGE ? this.#prefetch?.takeMessages(this.#sessionId) : null;
       // Events that came since the prefetch was sent go before those seen since this load began.
       if (prefetched) this.#pending = [...prefetched.events, ...(this.#pending ?? [])];
       const fresh = await (prefetched?.answer ?? this.#api.listMessages({ sessionId: this.#sessionId, limit }));
