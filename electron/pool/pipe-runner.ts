@@ -97,14 +97,63 @@ function spawnUnix(launch: { file: string; args: string[] }, env: Record<string,
     writable: false,
     onread: { buffer: () => chunks.buffer, callback: (bytes: number) => chunks.take(bytes) },
   } as ConstructorParameters<typeof Socket>[0]);
-  const writer = new Socket({ fd: input.write, readable: false, writable: true });
   if (child.pid === undefined) {
     child.on('error', () => {});
     reader.destroy();
-    writer.destroy();
+    closeSync(input.write);
     throw new Error('could not fork a new process');
   }
+  // The input's socket is made when something is first typed: most tasks are never typed into.
+  const writer = lazyWriter(() => new Socket({ fd: input.write, readable: false, writable: true }), input.write);
   return new PipeIo(child, child.pid, reader, writer, (deliver) => (chunks.deliver = deliver));
+}
+
+/** A task's input: what is typed goes to it until it is closed; `close` lets go of the descriptor. */
+interface InputEnd {
+  write(text: string): void;
+  end(): void;
+  close(): void;
+}
+
+/** Its socket is made on first use; once closed, nothing more is written. */
+function lazyWriter(make: () => Socket, fd: number): InputEnd {
+  let made: Socket | null = null;
+  let closed = false;
+  const socket = (): Socket | null => {
+    if (closed) return null;
+    if (!made) {
+      made = make();
+      // A task that stopped reading its input (or exited) makes writes fail with EPIPE: what was typed is dropped.
+      made.on('error', () => {});
+    }
+    return made;
+  };
+  return {
+    write(text) {
+      const target = socket();
+      if (target?.writable) target.write(text);
+    },
+    end() {
+      socket()?.end();
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      if (made) made.destroy();
+      else closeSync(fd);
+    },
+  };
+}
+
+function socketEnd(socket: Socket): InputEnd {
+  socket.on('error', () => {});
+  return {
+    write: (text) => {
+      if (socket.writable) socket.write(text);
+    },
+    end: () => socket.end(),
+    close: () => socket.destroy(),
+  };
 }
 
 /**
@@ -143,7 +192,7 @@ function spawnWindows(launch: { file: string; args: string[] }, env: Record<stri
     throw new Error('could not start a new process');
   }
   const stdout = child.stdout as Socket;
-  return new PipeIo(child, child.pid, stdout, child.stdin as Socket, (deliver) => {
+  return new PipeIo(child, child.pid, stdout, socketEnd(child.stdin as Socket), (deliver) => {
     stdout.on('data', deliver);
     child.stderr!.on('data', deliver);
   });
@@ -153,7 +202,7 @@ class PipeIo implements LeaderIo {
   readonly pid: number;
   readonly #child: ChildProcess;
   readonly #reader: Socket;
-  readonly #writer: Socket;
+  readonly #writer: InputEnd;
   readonly #ended: Promise<void>;
   #lastData = Date.now();
   /** Paused for the log (backpressure): a quiet pipe then means a slow disk, not a stray holder. */
@@ -165,7 +214,7 @@ class PipeIo implements LeaderIo {
     child: ChildProcess,
     pid: number,
     reader: Socket,
-    writer: Socket,
+    writer: InputEnd,
     listen: (deliver: (chunk: Buffer) => void) => void,
   ) {
     this.#child = child;
@@ -173,8 +222,6 @@ class PipeIo implements LeaderIo {
     this.pid = pid;
     this.#reader = reader;
     this.#writer = writer;
-    // A task that stopped reading its input (or exited) makes writes fail with EPIPE: what was typed is dropped.
-    writer.on('error', () => {});
     reader.on('error', () => {});
     this.#ended = new Promise((resolve) => {
       reader.once('end', resolve);
@@ -215,7 +262,7 @@ class PipeIo implements LeaderIo {
     } finally {
       clearTimeout(quiet);
       this.#reader.destroy();
-      this.#writer.destroy();
+      this.#writer.close();
     }
   }
 
@@ -236,7 +283,7 @@ class PipeIo implements LeaderIo {
       if (piece === '') continue;
       if (piece === INTERRUPT) this.#interrupt();
       else if (piece === END_OF_INPUT) this.#writer.end();
-      else if (this.#writer.writable) this.#writer.write(piece);
+      else this.#writer.write(piece);
     }
   }
 

@@ -62,7 +62,7 @@ export class TaskLog {
   constructor(path: string, hooks: TaskLogHooks = {}) {
     this.path = path;
     this.#hooks = hooks;
-    mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+    makeLogFolder(dirname(path));
     this.#stream = this.#open();
   }
 
@@ -303,5 +303,20 @@ export async function countLogNewlines(path: string, endByte: number): Promise<n
     return count;
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * A task's folder is new and its parent (the session's background folder) is there but for the
+ * first task: one mkdir, not the walk up from the root a recursive one does (a start waits on it).
+ */
+function makeLogFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: PRIVATE_DIR_MODE });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT') throw error;
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   }
 }
