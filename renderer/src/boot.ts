@@ -1,0 +1,24 @@
+/**
+ * What the page does before anything else: this module is the entry's first import, so its body
+ * runs before the rest of the page's code is evaluated (modules run in import order). It opens
+ * the connection and sends the first requests of the session the page opens on, and starts a
+ * worker that warms the locale's date formats on another core: by the time the page is built,
+ * the answers are waiting (issue 18: opening a big session).
+ */
+import { connectApi, createTransport } from './lib/api.js';
+import { OpenPrefetch } from './lib/state/open-prefetch.js';
+import { parseRoute } from './lib/state/router.svelte.js';
+
+// Best effort, never waited on: a page whose worker cannot start makes its formatters itself.
+try {
+  const warm = new Worker(new URL('./lib/intl-warm.worker.ts', import.meta.url), { type: 'module', name: 'intl-warm' });
+  warm.onerror = (event) => event.preventDefault();
+} catch {
+  /* no worker here */
+}
+
+export const transport = createTransport();
+export const api = connectApi(transport);
+export const prefetch = new OpenPrefetch(api);
+const opening = parseRoute(location.hash);
+if (opening.name === 'session') prefetch.start(opening.sessionId);
