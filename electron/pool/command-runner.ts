@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { accessSync, constants as fsConstants, existsSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { ContainerFactory } from '../process/containers.js';
 import { isCmd } from '../process/containers-windows.js';
 import { explainForkFailure } from '../process/fork-failure.js';
@@ -99,6 +101,7 @@ export class ShellLauncher {
   readonly #state: (pid: number) => string | null;
   readonly #containers: ContainerFactory;
   readonly #sandbox: SandboxWrapper | undefined;
+  #folds: boolean | undefined;
 
   constructor(options: CommandRunnerOptions) {
     this.#containers = options.containers;
@@ -133,8 +136,7 @@ export class ShellLauncher {
     const gate = how.terminal ? (how.gate?.(spec.taskId) ?? null) : null;
     const launch = container.wrap(inner.file, inner.args, {
       terminal: how.terminal,
-      // bash runs BASH_ENV's file before its command: then a stage enters the container first.
-      fold: env.BASH_ENV === undefined,
+      fold: !spec.sandboxed && this.#shellFolds() && !runsOwnCodeFirst(env),
       ...(gate ? { gate: gate.path } : {}),
     });
     let io: LeaderIo;
@@ -159,6 +161,17 @@ export class ShellLauncher {
       throw new StartError((error as Error).message);
     }
     return handle;
+  }
+
+  /**
+   * Whether the shell can do the container's work itself, ahead of the command (containers.ts,
+   * foldedCommand): bash 5.1 or newer, which still execs the command in place of itself when
+   * something comes before it. Older bash, dash (whose versions differ here) and other shells
+   * (zsh reads .zshenv before its script) keep the `sh` stage. Asked once, of the shell itself.
+   */
+  #shellFolds(): boolean {
+    this.#folds ??= bashFolds(this.shell);
+    return this.#folds;
   }
 
   async #sandboxed(spec: Spec): Promise<{ file: string; args: string[]; env: Record<string, string> }> {
@@ -194,6 +207,34 @@ export class CommandRunner implements Runner {
   start(spec: Spec, listener: RunnerListener): Promise<RunnerHandle> {
     return spec.tty === false ? this.#pipe.start(spec, listener) : this.#pty.start(spec, listener);
   }
+}
+
+/** bash 5.1 or newer (BASH_VERSINFO), asked with an empty environment so nothing of the person's runs. */
+export function bashFolds(shell: string): boolean {
+  if (process.platform === 'win32' || basename(shell) !== 'bash') return false;
+  try {
+    const out = execFileSync(shell, ['-c', 'echo "${BASH_VERSINFO[0]} ${BASH_VERSINFO[1]}"'], {
+      env: {},
+      encoding: 'utf8',
+      timeout: 5_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const [major, minor] = out.trim().split(' ').map(Number);
+    return major! > 5 || (major === 5 && minor! >= 1);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What makes bash run something of the environment's before its script: a startup file
+ * (BASH_ENV), exported functions (`BASH_FUNC_name%%`, which could stand in for `echo` or `read`),
+ * options that would trace the work into the output (SHELLOPTS, BASHOPTS). Then the stage does it.
+ */
+export function runsOwnCodeFirst(env: Readonly<Record<string, string>>): boolean {
+  return Object.keys(env).some(
+    (name) => name === 'BASH_ENV' || name === 'SHELLOPTS' || name === 'BASHOPTS' || name.startsWith('BASH_FUNC_'),
+  );
 }
 
 export function defaultShell(env: NodeJS.ProcessEnv = process.env): string {

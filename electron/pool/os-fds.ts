@@ -117,7 +117,8 @@ export function rawOutputNewlines(fd: number): string | null {
       : Number(termios.readBigUInt64LE(TERMIOS.oflagOffset) & 0xffffffffn);
   if (calls.tcgetattr(fd, termios) !== 0) return 'tcgetattr failed';
   const before = oflag();
-  if ((before & TERMIOS.opost) === 0) return 'the terminal has no output processing to change';
+  // Without output processing there is no translation to turn off.
+  if ((before & TERMIOS.opost) === 0) return null;
   const after = before & ~TERMIOS.onlcr;
   if (TERMIOS.oflagBytes === 4) termios.writeUInt32LE(after >>> 0, TERMIOS.oflagOffset);
   else termios.writeBigUInt64LE(BigInt(after >>> 0), TERMIOS.oflagOffset);

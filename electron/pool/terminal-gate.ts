@@ -1,10 +1,21 @@
-import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants as fsConstants,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bytesWaiting, makeFifo, rawOutputNewlines } from './os-fds.js';
 
 /** How long a gate waits for its shell to take the line before it looks again, at most. */
 const GATE_POLL_MAX_MS = 100;
+/** The prefix of every process's gate folder; its pid follows, so a folder whose process is gone can be removed. */
+const FOLDER_PREFIX = 'drover-gates-';
 
 /**
  * A task's terminal has to stop turning LF into CR LF before its command prints anything, or the
@@ -12,28 +23,20 @@ const GATE_POLL_MAX_MS = 100;
  * and an exec in every terminal task's start (about 1.3 ms here, a third of a whole spawn).
  * Instead the shell waits at a gate: a named pipe it reads one line from before its command
  * (containers.ts, AWAIT_GATE). Drover changes the terminal itself (tcsetattr, os-fds.ts) right
- * after the spawn, then writes the line: the shell goes on with the terminal already raw, and
- * nothing could be printed before.
+ * after the spawn, then writes an empty line: the shell goes on with the terminal already raw,
+ * and nothing could be printed before. Where the terminal could not be changed the line says
+ * `stty`, and the shell runs it itself, so that task is raw all the same.
  *
- * The pipes live in a folder of this process's own (mode 0700, in the system temp folder),
- * each removed once its line is taken or its task's shell is gone; the folder goes at exit.
- * Where any of this cannot be done (no libc calls, another terminal layout), gates are not
- * offered and tasks fall back to `stty`.
+ * The pipes live in a folder of this process's own (`drover-gates-<pid>`, mode 0700, in the
+ * system temp folder), each removed once its line is taken or its task's shell is gone; the
+ * folder goes at exit, and a later Drover removes those whose process has died. Where gates
+ * cannot work at all (no libc calls, no known terminal layout), none are offered and tasks run
+ * `stty`; a gate that cannot be made for one task (a full folder, no descriptors left) sends
+ * only that task to `stty`.
  */
-/** The folder of this process's gates, made on first need (one for every runner in the process). */
-let folder: string | null = null;
-function gateFolder(): string {
-  if (folder) return folder;
-  const made = mkdtempSync(join(tmpdir(), 'drover-gates-'));
-  folder = made;
-  process.once('exit', () => rmSync(made, { recursive: true, force: true }));
-  return made;
-}
-
 export class TerminalGates {
   readonly #log: (message: string) => void;
   #unavailable: string | null = process.platform === 'win32' ? 'Windows terminals have no such translation' : null;
-  #count = 0;
 
   constructor(log: (message: string) => void) {
     this.#log = log;
@@ -43,24 +46,15 @@ export class TerminalGates {
   open(taskId: string): TerminalGate | null {
     if (this.#unavailable) return null;
     try {
-      const path = join(gateFolder(), `${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}-${++this.#count}`);
-      const problem = makeFifo(path);
-      if (problem) throw new Error(problem);
-      // Read-write: opening never waits for a reader, and the line stays buffered until the shell opens its end.
-      let fd: number;
-      try {
-        fd = openSync(path, 'r+');
-      } catch (error) {
-        unlinkSync(path);
-        throw error;
-      }
-      return new TerminalGate(path, fd, (problem) => this.#giveUp(problem));
+      return openGate(taskId, (problem) => this.#giveUp(problem));
     } catch (error) {
-      this.#giveUp((error as Error).message);
+      const message = (error as Error).message;
+      if (/not available|cannot be loaded|could not be loaded/.test(message)) this.#giveUp(message);
       return null;
     }
   }
 
+  /** Gates cannot work here (or a terminal could not be changed): later tasks are sent to `stty` at once. */
   #giveUp(problem: string): void {
     if (this.#unavailable) return;
     this.#unavailable = problem;
@@ -68,30 +62,98 @@ export class TerminalGates {
   }
 }
 
+let folder: string | null = null;
+let made = 0;
+
+/** This process's gate folder, made on first need (and again if something removed it). */
+function gateFolder(): string {
+  if (folder) return folder;
+  const base = tmpdir();
+  sweepDeadFolders(base);
+  const path = join(base, `${FOLDER_PREFIX}${process.pid}`);
+  // A folder left by a dead process whose pid this one now has is not ours to trust: made afresh.
+  rmSync(path, { recursive: true, force: true });
+  mkdirSync(path, { mode: 0o700 });
+  folder = path;
+  process.once('exit', () => rmSync(path, { recursive: true, force: true }));
+  return path;
+}
+
+/** Removes the gate folders of processes that are gone (a Drover that crashed or was killed). */
+function sweepDeadFolders(base: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(FOLDER_PREFIX)) continue;
+    const pid = Number(name.slice(FOLDER_PREFIX.length));
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
+    rmSync(join(base, name), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function openGate(taskId: string, failed: (problem: string) => void): TerminalGate {
+  let path = join(gateFolder(), `${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}-${++made}`);
+  let problem = makeFifo(path);
+  if (problem) {
+    // The folder may have been removed under us (a temp cleaner): made again, once.
+    folder = null;
+    path = join(gateFolder(), `${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}-${++made}`);
+    problem = makeFifo(path);
+    if (problem) throw new Error(problem);
+  }
+  const fds: number[] = [];
+  try {
+    // Read-write: opening never waits for the shell, and the line stays buffered until it reads it.
+    fds.push(openSync(path, fsConstants.O_RDWR));
+    // A read-only end to ask how much is waiting: on macOS a read-write FIFO answers for its write side (always 0).
+    fds.push(openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK));
+  } catch (error) {
+    for (const fd of fds) closeSync(fd);
+    unlinkSync(path);
+    throw error;
+  }
+  return new TerminalGate(path, fds[0]!, fds[1]!, failed);
+}
+
 export class TerminalGate {
   readonly path: string;
   readonly #fd: number;
+  readonly #reader: number;
   readonly #failed: (problem: string) => void;
   #closed = false;
   #timer: NodeJS.Timeout | null = null;
 
-  constructor(path: string, fd: number, failed: (problem: string) => void) {
+  constructor(path: string, fd: number, reader: number, failed: (problem: string) => void) {
     this.path = path;
     this.#fd = fd;
+    this.#reader = reader;
     this.#failed = failed;
   }
 
   /**
-   * Makes the terminal at `terminalFd` raw and lets the shell through. The pipe is kept until the
+   * Makes the terminal at `terminalFd` raw and lets the shell through; where that fails, the line
+   * tells the shell to run `stty` itself (and later tasks go to `stty` at once). The pipe is kept until the
    * shell has taken the line (or `gone` says it never will): closed earlier, the line would be lost.
    */
   release(terminalFd: number | null, gone: () => boolean): void {
     if (this.#closed) return;
     const problem = terminalFd === null ? 'the terminal could not be reached' : rawOutputNewlines(terminalFd);
-    // The shell goes on either way: on a terminal left as it was, its output has CR LF line ends.
     if (problem) this.#failed(problem);
     try {
-      writeSync(this.#fd, '\n');
+      writeSync(this.#fd, problem ? 'stty\n' : '\n');
     } catch {
       this.close();
       return;
@@ -101,7 +163,7 @@ export class TerminalGate {
       this.#timer = null;
       if (this.#closed) return;
       // Taken (nothing waits), or never to be; when it cannot be told, only the shell's end closes it.
-      if (bytesWaiting(this.#fd) === 0 || gone()) {
+      if (bytesWaiting(this.#reader) === 0 || gone()) {
         this.close();
         return;
       }
@@ -115,15 +177,18 @@ export class TerminalGate {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
-    try {
-      closeSync(this.#fd);
-    } catch {
-      /* already closed */
-    }
+    // Unlinked first: a shell opening it from now on fails at once instead of waiting for a writer.
     try {
       unlinkSync(this.path);
     } catch {
       /* removed with its folder */
+    }
+    for (const fd of [this.#fd, this.#reader]) {
+      try {
+        closeSync(fd);
+      } catch {
+        /* already closed */
+      }
     }
   }
 }

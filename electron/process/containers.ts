@@ -1,4 +1,4 @@
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { canDelegate, cgroupDir, cgroupOf, Cgroups, findCgroup2, type CgroupHierarchy } from './cgroup.js';
 import { markFor, type Containment, type Mark, type WindowsMember } from './identity.js';
 import { MARK_SCAN_MS, MarkScan } from './mark-scan.js';
@@ -161,8 +161,9 @@ export interface LaunchOptions {
   /** The shell runs on a pseudo-terminal: its LF → CR LF output translation goes off before the command runs. */
   terminal?: boolean;
   /**
-   * The shell may do the stage's work itself (see POSIX_SHELLS); false when its environment names
-   * a startup file it would run first (BASH_ENV). Default true.
+   * The shell does the stage's work itself, ahead of its command (see foldedCommand): only for a
+   * shell known to run nothing of the person's before its script and to keep its process tree
+   * as with `-c` alone. Default false: an `sh` stage does it.
    */
   fold?: boolean;
   /**
@@ -173,35 +174,34 @@ export interface LaunchOptions {
 }
 
 /**
- * The work done before a unix task's command, by the shell itself where it can (see
- * POSIX_SHELLS), else by one `sh` stage that then execs the shell under the same pid:
+ * The work done before a unix task's command, by the shell itself where the caller says it can
+ * (`fold`), else by one `sh` stage that then execs the shell under the same pid:
  * - entering the task's cgroup: the pid goes into cgroup.procs, so the command and everything
  *   it starts are born inside;
  * - on a terminal, turning off its LF → CR LF output translation, so the log holds exactly the
  *   bytes the program wrote: by waiting at the task's gate (Drover changes the terminal, then
- *   opens the gate), or where there is no gate by `stty`.
+ *   writes an empty line; a line saying `stty` asks the shell to do it itself), or where there is
+ *   no gate by `stty`.
  * Each path comes in as `$1` and is shifted away once used. Nothing is interpolated into the
  * script; the paths and the command are arguments.
  */
-const ENTER_CGROUP = 'echo $$ > "$1" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; shift; ';
-const AWAIT_GATE = 'read -r _ < "$1"; shift; ';
-const STTY_RAW_OUTPUT = 'stty -onlcr 2>/dev/null; ';
+const ENTER_CGROUP = 'echo $$ > "$1" || { echo "drover: could not enter the task\'s cgroup" >&2; exit 125; }; shift';
+const AWAIT_GATE =
+  'read -r drover_gate < "$1"; shift; [ -z "$drover_gate" ] || stty -onlcr 2>/dev/null; unset drover_gate';
+const STTY_RAW_OUTPUT = 'stty -onlcr 2>/dev/null';
 
 /**
- * Shells that read `-c script name arg…` the POSIX way and run nothing of the person's before the
- * script (no startup file: zsh reads .zshenv first, so it keeps the stage; bash reads BASH_ENV,
- * so a task whose environment sets it keeps the stage too). With one of them the stage's work is
- * done by the shell itself, ahead of the command, with no `sh` in front (an exec less per task,
- * about 0.5 to 1 ms of every start, measured); `$0` stays the shell's own path and `$@` is empty
- * once the paths are shifted away, as with `-c` alone. The command's text is appended as it is;
- * nothing of it is read or changed.
+ * With `fold`, the work above goes before the command in the shell's own `-c` script, on a line
+ * of its own: the command is then parsed as the script's own top-level command, exactly as with
+ * `-c` alone (a syntax error in it is reported after the work ran, and bash still execs its last
+ * command in place of itself), `$0` stays the shell's own path and `$@` is empty once the paths
+ * are shifted away. The command's text is appended as it is; nothing of it is read or changed.
+ * Which shells may fold is the caller's to know (ShellLauncher: bash 5.1 or newer, run with
+ * nothing of the person's before the script).
  */
-const POSIX_SHELLS = new Set(['sh', 'bash', 'dash', 'ash']);
-
-/** The shell's own command when it can take the stage's work (see POSIX_SHELLS); null when a stage is needed. */
-function foldedCommand(file: string, args: readonly string[], fold: boolean): string | null {
+function foldedCommand(args: readonly string[], fold: boolean): string | null {
   if (!fold || args.length !== 2 || args[0] !== '-c') return null;
-  return POSIX_SHELLS.has(basename(file)) ? args[1]! : null;
+  return args[1]!;
 }
 
 /** `procs`: the task's cgroup.procs, null without a cgroup. */
@@ -211,23 +211,24 @@ function unixLaunch(
   args: readonly string[],
   options: LaunchOptions,
 ): { file: string; args: string[] } {
-  let prelude = '';
+  const work: string[] = [];
   const paths: string[] = [];
   if (procs !== null) {
-    prelude += ENTER_CGROUP;
+    work.push(ENTER_CGROUP);
     paths.push(procs);
   }
   if (options.terminal !== false) {
     if (options.gate) {
-      prelude += AWAIT_GATE;
+      work.push(AWAIT_GATE);
       paths.push(options.gate);
-    } else prelude += STTY_RAW_OUTPUT;
+    } else work.push(STTY_RAW_OUTPUT);
   }
   // On pipes without a cgroup there is nothing to do first: the shell is started as it is.
-  if (!prelude) return { file, args: [...args] };
-  const command = foldedCommand(file, args, options.fold !== false);
-  if (command !== null) return { file, args: ['-c', `${prelude}${command}`, file, ...paths] };
-  return { file: '/bin/sh', args: ['-c', `${prelude}exec "$@"`, 'drover-task', ...paths, file, ...args] };
+  if (work.length === 0) return { file, args: [...args] };
+  const prelude = work.join('; ');
+  const command = foldedCommand(args, options.fold === true);
+  if (command !== null) return { file, args: ['-c', `${prelude}\n${command}`, file, ...paths] };
+  return { file: '/bin/sh', args: ['-c', `${prelude}; exec "$@"`, 'drover-task', ...paths, file, ...args] };
 }
 
 /** A cgroup of the task's own: neither setsid, double forks, set -m nor an unset mark leaves it. */

@@ -49,7 +49,8 @@ export function createCallApi<C extends Contract>(transport: ClientTransport): A
     transport.subscribe((name, payload) => {
       if (name === event) listener(payload);
     });
-  return new Proxy({} as Api<C>, {
+  // A target with no prototype: Svelte's $state and other deep proxies leave such an object as it is.
+  return new Proxy(Object.create(null) as Api<C>, {
     get(_target, name) {
       if (name === 'on') return on;
       if (typeof name !== 'string' || NOT_REQUESTS.has(name)) return undefined;

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { osPipe } from '../../electron/pool/os-fds.js';
 import { TerminalGates } from '../../electron/pool/terminal-gate.js';
 import { logText, makePool, type Harness } from './pool-harness.js';
@@ -59,7 +60,7 @@ describe.runIf(process.platform === 'linux')('terminal gates', () => {
       // The shell's last argument is its gate: a named pipe in Drover's own folder, removed once taken.
       const args = log.split('\n');
       const gate = args[args.indexOf('done') - 1]!;
-      expect(gate).toMatch(/\/drover-gates-[^/]+\/bg_\d+-\d+$/);
+      expect(gate).toMatch(new RegExp(`/drover-gates-${process.pid}/bg_\\d+-\\d+$`));
       expect(statSync(gate.slice(0, gate.lastIndexOf('/'))).mode & 0o777).toBe(0o700);
       await until(() => !existsSync(gate), 'the gate to be removed');
     });
@@ -115,6 +116,51 @@ describe.runIf(process.platform === 'linux')('terminal gates', () => {
     expect(log).toHaveLength(1);
     closeSync(pipe.read);
     closeSync(pipe.write);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('terminal gates when the terminal cannot be changed', () => {
+  it("that task's shell runs stty itself, so its output is raw all the same", async () => {
+    const gates = new TerminalGates(() => {});
+    const gate = gates.open('bg_5')!;
+    // The work a task's shell does before its command (containers.ts), on a real terminal.
+    const work =
+      'read -r drover_gate < "$1"; shift; [ -z "$drover_gate" ] || stty -onlcr 2>/dev/null; unset drover_gate';
+    const pty = spawnPty('/bin/sh', ['-c', `${work}; printf 'a\\nb\\n'; echo "[$drover_gate]"`, 'x', gate.path], {
+      cols: 80,
+      rows: 24,
+      cwd,
+      env: {},
+    });
+    terminals.push(pty);
+    let out = '';
+    pty.onData((data) => (out += data));
+    const exited = new Promise((resolve) => pty.onExit(resolve));
+    const pipe = osPipe();
+    gate.release(pipe.read, () => false);
+    await exited;
+    expect(out).toBe('a\nb\n[]\n');
+    closeSync(pipe.read);
+    closeSync(pipe.write);
+  });
+
+  it('removes the gate folders of processes that are gone, never those of live ones', async () => {
+    const dead = join(tmpdir(), 'drover-gates-2147483640');
+    const live = join(tmpdir(), `drover-gates-${process.ppid}`);
+    mkdirSync(dead, { recursive: true });
+    const liveExisted = existsSync(live);
+    mkdirSync(live, { recursive: true });
+    try {
+      vi.resetModules();
+      const fresh = await import('../../electron/pool/terminal-gate.js');
+      const gate = new fresh.TerminalGates(() => {}).open('bg_6')!;
+      expect(existsSync(dead)).toBe(false);
+      expect(existsSync(live)).toBe(true);
+      gate.close();
+    } finally {
+      rmSync(dead, { recursive: true, force: true });
+      if (!liveExisted) rmSync(live, { recursive: true, force: true });
+    }
   });
 });
 

@@ -230,6 +230,43 @@ describe.skipIf(cgroupUnavailable !== null)('the cgroup path', () => {
     });
   }
 
+  it("with bash doing the work itself, the process tree is what `bash -c` alone gives, and a syntax error is only the command's", async () => {
+    const { pool, sessionId } = harness({ stopGraceMs: 2_000 }, { shell: '/bin/bash' });
+    // bash execs the last command of its script in place of itself: the task's pid is the sleep's.
+    for (const tty of [true, false]) {
+      const task = await pool.start({ sessionId, command: 'cd / && exec_me=1 sleep 30', cwd, tty });
+      await until(() => readFileSync(`/proc/${task.pid}/comm`, 'utf8').trim() === 'sleep', 'the leader to be sleep');
+      await pool.stop(sessionId, task.id);
+    }
+    const broken = await pool.start({ sessionId, command: 'echo (', cwd, tty: false });
+    const done = await pool.waitFor(broken.id, 10_000);
+    expect(done).toMatchObject({ status: 'failed', exitCode: 2 });
+    const log = logText(broken.logPath);
+    expect(log).toMatch(/syntax error/);
+    expect(log).not.toMatch(/cgroup|shift|drover/);
+  });
+
+  it('keeps the sh stage when the environment carries bash code (an exported function, SHELLOPTS)', async () => {
+    const dir = tempDir();
+    const { pool, sessionId, instanceId } = harness(
+      {},
+      {
+        shell: '/bin/bash',
+        baseEnv: { ...process.env, 'BASH_FUNC_echo%%': '() { builtin echo "$@" > /dev/null; }', SHELLOPTS: 'xtrace' },
+      },
+    );
+    const task = await pool.start({
+      sessionId,
+      command: `cat /proc/self/cgroup > '${join(dir, 'cg')}'`,
+      cwd,
+      tty: false,
+    });
+    expect((await pool.waitFor(task.id, 10_000))?.status).toBe('succeeded');
+    expect(readFileSync(join(dir, 'cg'), 'utf8')).toMatch(new RegExp(`^0::.*/drover-${instanceId}/${task.id}$`, 'm'));
+    // xtrace shows the command, not Drover's work before it.
+    expect(logText(task.logPath)).not.toMatch(/cgroup\.procs|shift/);
+  });
+
   it('keeps the sh stage when BASH_ENV names a startup file: what that file starts is inside the cgroup too', async () => {
     const dir = tempDir();
     const startup = join(dir, 'startup.sh');

@@ -42,37 +42,32 @@ describe('the process-group fallback (fake process table)', () => {
 
 describe("how a task's shell is launched in its process group", () => {
   const container = new GroupContainer(new FakeUnix(), mark);
+  const gateWork =
+    'read -r drover_gate < "$1"; shift; [ -z "$drover_gate" ] || stty -onlcr 2>/dev/null; unset drover_gate';
 
-  it('turns the terminal raw in the shell itself where the shell runs nothing of its own first', () => {
-    for (const shell of ['/bin/bash', '/bin/sh', '/usr/bin/dash'])
-      expect(container.wrap(shell, ['-c', 'npm test'], { terminal: true })).toEqual({
-        file: shell,
-        args: ['-c', 'stty -onlcr 2>/dev/null; npm test', shell],
-      });
+  it('puts the work on a line of its own before the command when the shell can do it itself', () => {
+    expect(container.wrap('/bin/bash', ['-c', 'npm test'], { terminal: true, fold: true })).toEqual({
+      file: '/bin/bash',
+      args: ['-c', 'stty -onlcr 2>/dev/null\nnpm test', '/bin/bash'],
+    });
+    expect(
+      container.wrap('/bin/bash', ['-c', 'npm test'], { terminal: true, fold: true, gate: '/tmp/g/bg_1-1' }),
+    ).toEqual({ file: '/bin/bash', args: ['-c', `${gateWork}\nnpm test`, '/bin/bash', '/tmp/g/bg_1-1'] });
   });
 
-  it('waits at the gate instead of forking stty when it has one; the gate is $1, shifted away', () => {
-    expect(container.wrap('/bin/bash', ['-c', 'npm test'], { terminal: true, gate: '/tmp/g/bg_1-1' })).toEqual({
-      file: '/bin/bash',
-      args: ['-c', 'read -r _ < "$1"; shift; npm test', '/bin/bash', '/tmp/g/bg_1-1'],
-    });
+  it('otherwise runs the work in an sh stage that execs the shell; the gate is $1 there too', () => {
     expect(container.wrap('/usr/bin/zsh', ['-c', 'x'], { terminal: true, gate: '/tmp/g/bg_1-1' })).toEqual({
       file: '/bin/sh',
-      args: ['-c', 'read -r _ < "$1"; shift; exec "$@"', 'drover-task', '/tmp/g/bg_1-1', '/usr/bin/zsh', '-c', 'x'],
+      args: ['-c', `${gateWork}; exec "$@"`, 'drover-task', '/tmp/g/bg_1-1', '/usr/bin/zsh', '-c', 'x'],
     });
-  });
-
-  it('keeps the sh stage for shells that read a startup file first, other arguments, and a BASH_ENV', () => {
     const staged = (file: string, args: string[]) => ({
       file: '/bin/sh',
       args: ['-c', 'stty -onlcr 2>/dev/null; exec "$@"', 'drover-task', file, ...args],
     });
-    const terminal = { terminal: true };
-    expect(container.wrap('/usr/bin/zsh', ['-c', 'x'], terminal)).toEqual(staged('/usr/bin/zsh', ['-c', 'x']));
-    expect(container.wrap('/usr/bin/fish', ['-c', 'x'], terminal)).toEqual(staged('/usr/bin/fish', ['-c', 'x']));
-    expect(container.wrap('/usr/bin/bwrap', ['--', 'x'], terminal)).toEqual(staged('/usr/bin/bwrap', ['--', 'x']));
-    expect(container.wrap('/bin/bash', ['-c', 'x'], { terminal: true, fold: false })).toEqual(
-      staged('/bin/bash', ['-c', 'x']),
+    expect(container.wrap('/bin/bash', ['-c', 'x'], { terminal: true })).toEqual(staged('/bin/bash', ['-c', 'x']));
+    // Arguments other than `-c <command>` are never folded into.
+    expect(container.wrap('/usr/bin/bwrap', ['--', 'x'], { terminal: true, fold: true })).toEqual(
+      staged('/usr/bin/bwrap', ['--', 'x']),
     );
   });
 

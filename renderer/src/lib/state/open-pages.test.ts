@@ -168,6 +168,31 @@ describe('the transcript of a big session', () => {
     expect(listMessages).toHaveBeenCalledTimes(3);
     stop();
   });
+
+  it('does not claim older messages after a reload (a reconnect), nor ask for them', async () => {
+    const stored = Array.from({ length: MESSAGE_FIRST_PAGE + 5 }, (_, i) => message(i + 1));
+    const bus = events();
+    const listMessages = vi.fn(async ({ beforeId, limit }: { beforeId?: number; limit?: number }) => {
+      const older = stored.filter((m) => beforeId === undefined || m.id < beforeId);
+      return limit === undefined ? older : older.slice(-limit);
+    });
+    const transcript = new TranscriptState({ listMessages, on: bus.on } as unknown as DroverApi, 's1');
+    const stop = transcript.start();
+    await settle();
+    expect(transcript.messages).toHaveLength(MESSAGE_FIRST_PAGE);
+    expect(transcript.hasOlder).toBe(true);
+    expect(await transcript.loadOlder()).toBe(true);
+    expect(transcript.messages).toHaveLength(stored.length);
+    expect(transcript.hasOlder).toBe(false);
+    // The reload asks for what is held: all of it came, and nothing is older.
+    await transcript.load();
+    expect(transcript.messages.map((m) => m.id)).toEqual(stored.map((m) => m.id));
+    expect(transcript.hasOlder).toBe(false);
+    const calls = listMessages.mock.calls.length;
+    expect(await transcript.loadOlder()).toBe(false);
+    expect(listMessages.mock.calls.length).toBe(calls);
+    stop();
+  });
 });
 
 describe('the first requests, sent before the session list answers', () => {

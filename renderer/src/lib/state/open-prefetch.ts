@@ -62,7 +62,8 @@ export class OpenPrefetch {
       clearTimeout(timer);
       for (const off of offs) off();
     };
-    entry.messages = this.#api.listMessages({ sessionId, limit: MESSAGE_FIRST_PAGE });
+    // One more than the first page shows: the transcript learns from it whether older messages exist.
+    entry.messages = this.#api.listMessages({ sessionId, limit: MESSAGE_FIRST_PAGE + 1 });
     entry.tasks = this.#api.openTasks({ sessionId, filter: 'all', limit: FINISHED_PAGE_DEFAULT });
     // A failure is the taker's to report; unhandled until then, it must not reach the console.
     entry.messages.catch(() => {});

@@ -75,13 +75,17 @@ export class TranscriptState {
     this.#loadingOlder = true;
     this.#olderError = null;
     try {
-      const older = await this.#api.listMessages({
-        sessionId: this.#sessionId,
-        beforeId: first.id,
-        limit: MESSAGE_PAGE_DEFAULT,
-      });
+      const page = newestPage(
+        await this.#api.listMessages({
+          sessionId: this.#sessionId,
+          beforeId: first.id,
+          limit: MESSAGE_PAGE_DEFAULT + 1,
+        }),
+        MESSAGE_PAGE_DEFAULT,
+      );
       if (seq !== this.#loadSeq) return false;
-      this.#hasOlder = older.length === MESSAGE_PAGE_DEFAULT;
+      this.#hasOlder = page.more;
+      const older = page.messages;
       const held = new Set(this.#messages.map((message) => message.id));
       const fresh = older.filter((message) => !held.has(message.id));
       if (fresh.length > 0) this.#messages = [...fresh, ...this.#messages];
@@ -146,10 +150,16 @@ export class TranscriptState {
       const prefetched = limit === MESSAGE_FIRST_PAGE ? this.#prefetch?.takeMessages(this.#sessionId) : null;
       // Events that came since the prefetch was sent go before those seen since this load began.
       if (prefetched) this.#pending = [...prefetched.events, ...(this.#pending ?? [])];
-      const fresh = await (prefetched?.answer ?? this.#api.listMessages({ sessionId: this.#sessionId, limit }));
+      // One more than is shown is asked for, so "there are older ones" is known, not guessed from a full page.
+      const asked = Math.min(MESSAGE_PAGE_MAX, limit + 1);
+      const page = newestPage(
+        await (prefetched?.answer ?? this.#api.listMessages({ sessionId: this.#sessionId, limit: asked })),
+        asked > limit ? limit : limit - 1,
+      );
       if (seq !== this.#loadSeq) return;
+      const fresh = page.messages;
       const first = fresh[0];
-      this.#hasOlder = fresh.length === limit;
+      this.#hasOlder = page.more;
       // Held messages older than the fresh page are dropped, and so are changes to them that came
       // meanwhile: the transcript stays one unbroken run, and their pages bring them when loaded.
       const before = (message: Message) => this.#hasOlder && first !== undefined && message.id < first.id;
@@ -251,4 +261,14 @@ export class TranscriptState {
     for (const message of incoming) byId.set(message.id, message);
     this.#messages = [...byId.values()].sort((a, b) => a.id - b.id);
   }
+}
+
+/**
+ * The newest `shown` of a page asked for with at least one more (oldest first): `more` when that
+ * extra one came, that is when there are older messages still.
+ */
+function newestPage(messages: Message[], shown: number): { messages: Message[]; more: boolean } {
+  return messages.length > shown
+    ? { messages: messages.slice(messages.length - shown), more: true }
+    : { messages, more: false };
 }
