@@ -134,11 +134,18 @@ export class ShellLauncher {
     Object.assign(env, inner.env);
     const container = this.#containers.create(spec.taskId, spec.mark);
     const gate = how.terminal ? (how.gate?.(spec.taskId) ?? null) : null;
-    const launch = container.wrap(inner.file, inner.args, {
-      terminal: how.terminal,
-      fold: !spec.sandboxed && this.#shellFolds() && !runsOwnCodeFirst(env),
-      ...(gate ? { gate: gate.path } : {}),
-    });
+    let launch: { file: string; args: string[] };
+    try {
+      launch = container.wrap(inner.file, inner.args, {
+        terminal: how.terminal,
+        fold: !spec.sandboxed && this.#shellFolds() && !runsOwnCodeFirst(env),
+        ...(gate ? { gate: gate.path } : {}),
+      });
+    } catch (error) {
+      gate?.close();
+      container.dispose();
+      throw error;
+    }
     let io: LeaderIo;
     try {
       io = how.spawn(launch, env, spec.cwd);

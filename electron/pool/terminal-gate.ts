@@ -1,7 +1,8 @@
 import {
   closeSync,
   constants as fsConstants,
-  mkdirSync,
+  lstatSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   rmSync,
@@ -14,7 +15,7 @@ import { bytesWaiting, makeFifo, rawOutputNewlines } from './os-fds.js';
 
 /** How long a gate waits for its shell to take the line before it looks again, at most. */
 const GATE_POLL_MAX_MS = 100;
-/** The prefix of every process's gate folder; its pid follows, so a folder whose process is gone can be removed. */
+/** The prefix of every process's gate folder; its pid and a random part follow, so a folder whose process is gone can be removed. */
 const FOLDER_PREFIX = 'drover-gates-';
 
 /**
@@ -27,9 +28,10 @@ const FOLDER_PREFIX = 'drover-gates-';
  * and nothing could be printed before. Where the terminal could not be changed the line says
  * `stty`, and the shell runs it itself, so that task is raw all the same.
  *
- * The pipes live in a folder of this process's own (`drover-gates-<pid>`, mode 0700, in the
- * system temp folder), each removed once its line is taken or its task's shell is gone; the
- * folder goes at exit, and a later Drover removes those whose process has died. Where gates
+ * The pipes live in a folder of this process's own (`drover-gates-<pid>-XXXXXX`, mode 0700, in the
+ * system temp folder; made again if it is removed or replaced), each removed once its line is
+ * taken or its task's shell is gone; the folder goes at exit, and a later Drover of the same user
+ * removes those whose process has died. Where gates
  * cannot work at all (no libc calls, no known terminal layout), none are offered and tasks run
  * `stty`; a gate that cannot be made for one task (a full folder, no descriptors left) sends
  * only that task to `stty`.
@@ -62,24 +64,50 @@ export class TerminalGates {
   }
 }
 
-let folder: string | null = null;
+/** This process's gate folder, and what it was when made (a folder replaced under the same name is not ours). */
+let folder: { path: string; ino: number } | null = null;
 let made = 0;
+/** Every folder this process made, removed at exit. */
+const madeFolders = new Set<string>();
+let exitHooked = false;
 
-/** This process's gate folder, made on first need (and again if something removed it). */
+/**
+ * This process's gate folder: made on first need with a name nobody can guess
+ * (`drover-gates-<pid>-XXXXXX`, mode 0700), and made anew if it was removed or replaced.
+ */
 function gateFolder(): string {
-  if (folder) return folder;
+  if (folder && stillOurs(folder)) return folder.path;
   const base = tmpdir();
-  sweepDeadFolders(base);
-  const path = join(base, `${FOLDER_PREFIX}${process.pid}`);
-  // A folder left by a dead process whose pid this one now has is not ours to trust: made afresh.
-  rmSync(path, { recursive: true, force: true });
-  mkdirSync(path, { mode: 0o700 });
-  folder = path;
-  process.once('exit', () => rmSync(path, { recursive: true, force: true }));
+  if (!folder) sweepDeadFolders(base);
+  const path = mkdtempSync(join(base, `${FOLDER_PREFIX}${process.pid}-`));
+  folder = { path, ino: lstatSync(path).ino };
+  madeFolders.add(path);
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once('exit', () => {
+      for (const made of madeFolders) rmSync(made, { recursive: true, force: true });
+    });
+  }
   return path;
 }
 
-/** Removes the gate folders of processes that are gone (a Drover that crashed or was killed). */
+function stillOurs(current: { path: string; ino: number }): boolean {
+  try {
+    const info = lstatSync(current.path);
+    return info.isDirectory() && info.ino === current.ino && ownedByUs(info.uid);
+  } catch {
+    return false;
+  }
+}
+
+function ownedByUs(uid: number): boolean {
+  return typeof process.getuid !== 'function' || uid === process.getuid();
+}
+
+/**
+ * Removes the gate folders of this user's processes that are gone (a Drover that crashed or was
+ * killed). Another user's folder, anything not a folder, and what cannot be removed are left.
+ */
 function sweepDeadFolders(base: string): void {
   let names: string[];
   try {
@@ -88,10 +116,16 @@ function sweepDeadFolders(base: string): void {
     return;
   }
   for (const name of names) {
-    if (!name.startsWith(FOLDER_PREFIX)) continue;
-    const pid = Number(name.slice(FOLDER_PREFIX.length));
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
-    rmSync(join(base, name), { recursive: true, force: true });
+    const match = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name);
+    const pid = match ? Number(match[1]) : 0;
+    if (!(pid > 0) || pid === process.pid || alive(pid)) continue;
+    const path = join(base, name);
+    try {
+      const info = lstatSync(path);
+      if (info.isDirectory() && ownedByUs(info.uid)) rmSync(path, { recursive: true, force: true });
+    } catch {
+      /* not ours to remove, or gone already */
+    }
   }
 }
 
@@ -105,15 +139,10 @@ function alive(pid: number): boolean {
 }
 
 function openGate(taskId: string, failed: (problem: string) => void): TerminalGate {
-  let path = join(gateFolder(), `${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}-${++made}`);
-  let problem = makeFifo(path);
-  if (problem) {
-    // The folder may have been removed under us (a temp cleaner): made again, once.
-    folder = null;
-    path = join(gateFolder(), `${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}-${++made}`);
-    problem = makeFifo(path);
-    if (problem) throw new Error(problem);
-  }
+  const path = join(gateFolder(), `${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}-${++made}`);
+  const problem = makeFifo(path);
+  // This task runs stty (a full temp folder, no inodes left); the next one tries again.
+  if (problem) throw new Error(problem);
   const fds: number[] = [];
   try {
     // Read-write: opening never waits for the shell, and the line stays buffered until it reads it.

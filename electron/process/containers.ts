@@ -192,10 +192,11 @@ const STTY_RAW_OUTPUT = 'stty -onlcr 2>/dev/null';
 
 /**
  * With `fold`, the work above goes before the command in the shell's own `-c` script, on a line
- * of its own: the command is then parsed as the script's own top-level command, exactly as with
- * `-c` alone (a syntax error in it is reported after the work ran, and bash still execs its last
+ * of its own: the command is then parsed as the script's own top-level command, as with `-c`
+ * alone (a syntax error in it is reported after the work ran, and bash still execs its last
  * command in place of itself), `$0` stays the shell's own path and `$@` is empty once the paths
- * are shifted away. The command's text is appended as it is; nothing of it is read or changed.
+ * are shifted away. What differs: the command's lines are numbered from 2 (in bash's messages
+ * and `$LINENO`), and `$BASH_EXECUTION_STRING` holds the work too. The command's text is appended as it is; nothing of it is read or changed.
  * Which shells may fold is the caller's to know (ShellLauncher: bash 5.1 or newer, run with
  * nothing of the person's before the script).
  */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
@@ -60,7 +60,7 @@ describe.runIf(process.platform === 'linux')('terminal gates', () => {
       // The shell's last argument is its gate: a named pipe in Drover's own folder, removed once taken.
       const args = log.split('\n');
       const gate = args[args.indexOf('done') - 1]!;
-      expect(gate).toMatch(new RegExp(`/drover-gates-${process.pid}/bg_\\d+-\\d+$`));
+      expect(gate).toMatch(new RegExp(`/drover-gates-${process.pid}-[^/]+/bg_\\d+-\\d+$`));
       expect(statSync(gate.slice(0, gate.lastIndexOf('/'))).mode & 0o777).toBe(0o700);
       await until(() => !existsSync(gate), 'the gate to be removed');
     });
@@ -144,22 +144,42 @@ describe.runIf(process.platform === 'linux')('terminal gates when the terminal c
     closeSync(pipe.write);
   });
 
-  it('removes the gate folders of processes that are gone, never those of live ones', async () => {
-    const dead = join(tmpdir(), 'drover-gates-2147483640');
-    const live = join(tmpdir(), `drover-gates-${process.ppid}`);
+  it("removes the gate folders of this user's processes that are gone, never those of live ones or what is no folder", async () => {
+    const dead = join(tmpdir(), 'drover-gates-2147483640-abcdef');
+    const live = join(tmpdir(), `drover-gates-${process.ppid}-abcdef`);
+    const notFolder = join(tmpdir(), 'drover-gates-2147483641-file');
     mkdirSync(dead, { recursive: true });
-    const liveExisted = existsSync(live);
     mkdirSync(live, { recursive: true });
+    writeFileSync(notFolder, 'x');
     try {
       vi.resetModules();
       const fresh = await import('../../electron/pool/terminal-gate.js');
       const gate = new fresh.TerminalGates(() => {}).open('bg_6')!;
       expect(existsSync(dead)).toBe(false);
       expect(existsSync(live)).toBe(true);
+      expect(existsSync(notFolder)).toBe(true);
       gate.close();
     } finally {
-      rmSync(dead, { recursive: true, force: true });
-      if (!liveExisted) rmSync(live, { recursive: true, force: true });
+      for (const path of [dead, live, notFolder]) rmSync(path, { recursive: true, force: true });
+    }
+  });
+
+  it('makes a new folder when its own was removed or replaced, and never uses the replacement', () => {
+    const gates = new TerminalGates(() => {});
+    const first = gates.open('bg_7')!;
+    const folder = first.path.slice(0, first.path.lastIndexOf('/'));
+    first.close();
+    // A temp cleaner removes it, and another user makes a folder of that name.
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(folder, { mode: 0o777 });
+    if (process.getuid?.() === 0) chownSync(folder, 1234, 1234);
+    try {
+      const second = gates.open('bg_8')!;
+      expect(second.path.startsWith(`${folder}/`)).toBe(false);
+      expect(statSync(second.path).isFIFO()).toBe(true);
+      second.close();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });
