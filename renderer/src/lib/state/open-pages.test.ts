@@ -135,17 +135,23 @@ describe('the transcript of a big session', () => {
     };
   }
 
+  /** A transcript over `stored()`, whose listMessages answers as the store does (the newest `limit` before `beforeId`). */
+  function storedTranscript(stored: () => Message[]) {
+    const bus = events();
+    const listMessages = vi.fn(async ({ beforeId, limit }: { beforeId?: number; limit?: number }) => {
+      const older = stored().filter((m) => beforeId === undefined || m.id < beforeId);
+      return limit === undefined ? older : older.slice(-limit);
+    });
+    const transcript = new TranscriptState({ listMessages, on: bus.on } as unknown as DroverApi, 's1');
+    return { bus, listMessages, transcript };
+  }
+
   it('opens on the newest page and puts older pages before it on demand; new messages still join at the end', async () => {
     const first = MESSAGE_FIRST_PAGE;
     const page = MESSAGE_PAGE_DEFAULT;
     const total = first + page + page / 2;
     let stored = Array.from({ length: total }, (_, i) => message(i + 1));
-    const bus = events();
-    const listMessages = vi.fn(async ({ beforeId, limit }: { beforeId?: number; limit?: number }) => {
-      const older = stored.filter((m) => beforeId === undefined || m.id < beforeId);
-      return limit === undefined ? older : older.slice(-limit);
-    });
-    const transcript = new TranscriptState({ listMessages, on: bus.on } as unknown as DroverApi, 's1');
+    const { bus, listMessages, transcript } = storedTranscript(() => stored);
     const stop = transcript.start();
     await settle();
     expect(transcript.messages.map((m) => m.id)).toEqual(
@@ -171,12 +177,7 @@ describe('the transcript of a big session', () => {
 
   it('does not claim older messages after a reload (a reconnect), nor ask for them', async () => {
     const stored = Array.from({ length: MESSAGE_FIRST_PAGE + 5 }, (_, i) => message(i + 1));
-    const bus = events();
-    const listMessages = vi.fn(async ({ beforeId, limit }: { beforeId?: number; limit?: number }) => {
-      const older = stored.filter((m) => beforeId === undefined || m.id < beforeId);
-      return limit === undefined ? older : older.slice(-limit);
-    });
-    const transcript = new TranscriptState({ listMessages, on: bus.on } as unknown as DroverApi, 's1');
+    const { listMessages, transcript } = storedTranscript(() => stored);
     const stop = transcript.start();
     await settle();
     expect(transcript.messages).toHaveLength(MESSAGE_FIRST_PAGE);
