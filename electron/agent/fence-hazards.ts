@@ -24,8 +24,12 @@ export function tokenPlaceholder(label: string): string {
 export function tagPlaceholder(label: string): string {
   return `[tag ${label} removed]`;
 }
-/** Put before a role name that starts a line, so `Human:` no longer starts one; the text stays. */
-export const ROLE_LINE_MARKER = '[output] ';
+/**
+ * Put before a role name that starts a line, so `Human:` no longer starts one; the text stays.
+ * No word of the fence's tag: `[output]` after a line ending in `<untrusted` made a new look-alike
+ * of the marker out of the two (a property test found `%3cuntrusted` + a role line).
+ */
+export const ROLE_LINE_MARKER = '[printed] ';
 
 export interface Hazard {
   /** Range in the normalised copy. */
