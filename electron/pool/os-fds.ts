@@ -107,9 +107,9 @@ const TCSANOW = 0;
  * match this libc's is caught, never half-applied. Null when done, else why not.
  */
 export function rawOutputNewlines(fd: number): string | null {
-  if (!TERMIOS) return 'no known terminal layout here';
+  const problem = terminalCallsProblem();
   const calls = bind();
-  if (!calls) return unavailable ?? 'the terminal calls are not available';
+  if (problem || !TERMIOS || !calls) return problem ?? 'the terminal calls are not available';
   const termios = Buffer.alloc(TERMIOS.size + 64);
   const oflag = (): number =>
     TERMIOS.oflagBytes === 4
@@ -126,6 +126,12 @@ export function rawOutputNewlines(fd: number): string | null {
   termios.fill(0);
   if (calls.tcgetattr(fd, termios) !== 0 || oflag() !== after) return 'the terminal did not take the change';
   return null;
+}
+
+/** Why a terminal's modes cannot be changed here (no known layout, no libc calls), or null when they can. */
+export function terminalCallsProblem(): string | null {
+  if (!TERMIOS) return 'no known terminal layout here';
+  return bind() ? null : (unavailable ?? 'the terminal calls are not available');
 }
 
 /** Makes a named pipe (FIFO) at `path`, readable and writable by this user alone; null when made, else why not. */

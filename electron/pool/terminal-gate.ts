@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bytesWaiting, makeFifo, rawOutputNewlines } from './os-fds.js';
+import { bytesWaiting, makeFifo, rawOutputNewlines, terminalCallsProblem } from './os-fds.js';
 
 /** How long a gate waits for its shell to take the line before it looks again, at most. */
 const GATE_POLL_MAX_MS = 100;
@@ -47,11 +47,15 @@ export class TerminalGates {
   /** A new gate for a task about to start on a terminal, or null (then its shell runs `stty`). */
   open(taskId: string): TerminalGate | null {
     if (this.#unavailable) return null;
+    const problem = terminalCallsProblem();
+    if (problem) {
+      this.#giveUp(problem);
+      return null;
+    }
     try {
-      return openGate(taskId, (problem) => this.#giveUp(problem));
-    } catch (error) {
-      const message = (error as Error).message;
-      if (/not available|cannot be loaded|could not be loaded/.test(message)) this.#giveUp(message);
+      return openGate(taskId, (failure) => this.#giveUp(failure));
+    } catch {
+      // Only this task runs stty (a full temp folder, no descriptors left); the next one tries again.
       return null;
     }
   }
@@ -141,7 +145,6 @@ function alive(pid: number): boolean {
 function openGate(taskId: string, failed: (problem: string) => void): TerminalGate {
   const path = join(gateFolder(), `${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}-${++made}`);
   const problem = makeFifo(path);
-  // This task runs stty (a full temp folder, no inodes left); the next one tries again.
   if (problem) throw new Error(problem);
   const fds: number[] = [];
   try {

@@ -1,7 +1,7 @@
 import { fullTime } from './format.js';
 
-/** A time to show in full in a tooltip: an ISO string, or one with words before it ("Started …"). */
-export type FullTimeTitle = string | { at: string; prefix: string };
+/** A time to show in full in a tooltip: an ISO string, or one with words before it ("Started …"); null: no tooltip. */
+export type FullTimeTitle = string | { at: string; prefix: string } | null;
 
 /**
  * `use:fullTimeTitle={iso}`: the element's tooltip is the full date and time, written when a
@@ -11,11 +11,14 @@ export type FullTimeTitle = string | { at: string; prefix: string };
  */
 export function fullTimeTitle(node: HTMLElement, value: FullTimeTitle) {
   let current = value;
-  const write = () =>
-    node.setAttribute(
-      'title',
-      typeof current === 'string' ? fullTime(current) : `${current.prefix}${fullTime(current.at)}`,
-    );
+  const write = () => {
+    if (current === null) node.removeAttribute('title');
+    else
+      node.setAttribute(
+        'title',
+        typeof current === 'string' ? fullTime(current) : `${current.prefix}${fullTime(current.at)}`,
+      );
+  };
   node.addEventListener('pointerenter', write);
   node.addEventListener('focusin', write);
   return {
