@@ -18,6 +18,39 @@ function bashGrammar(): Plugin {
   };
 }
 
+/**
+ * The page's code comes in two parts: main.ts with boot.ts, small (it opens the connection and
+ * sends the first requests), and the app (app-main.ts), which main.ts imports. Links in the page
+ * fetch and compile the app's chunks alongside, so the answers and the app are ready together
+ * (issue 18: opening a big session).
+ */
+function preloadApp(entry: string): Plugin {
+  return {
+    name: 'drover-preload-app',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, context) {
+        const bundle = context.bundle;
+        if (!bundle) return html;
+        const chunks = Object.values(bundle).filter((item) => item.type === 'chunk');
+        const app = chunks.find((chunk) => chunk.facadeModuleId === entry);
+        if (!app) throw new Error(`the app's chunk (${entry}) is not in the bundle`);
+        const scripts = [app.fileName, ...app.imports];
+        const styles = scripts.flatMap((file) => {
+          const chunk = bundle[file];
+          return chunk?.type === 'chunk' ? [...(chunk.viteMetadata?.importedCss ?? [])] : [];
+        });
+        const links = [
+          ...styles.map((file) => `<link rel="stylesheet" crossorigin href="./${file}">`),
+          ...scripts.map((file) => `<link rel="modulepreload" crossorigin href="./${file}">`),
+        ].filter((link) => !html.includes(link.slice(link.indexOf('href='))));
+        return html.replace('</head>', `  ${links.join('\n    ')}\n  </head>`);
+      },
+    },
+  };
+}
+
 export default defineConfig({
   main: {
     plugins: [bashGrammar()],
@@ -49,7 +82,7 @@ export default defineConfig({
   renderer: {
     root: resolve(root, 'renderer'),
     resolve: { alias: { '@shared': resolve(root, 'shared') } },
-    plugins: [svelte()],
+    plugins: [svelte(), preloadApp(resolve(root, 'renderer/src/app-main.ts'))],
     build: {
       outDir: resolve(root, 'out/renderer'),
       rollupOptions: { input: resolve(root, 'renderer/index.html') },

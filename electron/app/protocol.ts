@@ -12,7 +12,12 @@ export const APP_URL = `${APP_ORIGIN}/index.html`;
 /** Must run before the app is ready. */
 export function registerAppScheme(): void {
   protocol.registerSchemesAsPrivileged([
-    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+    {
+      scheme: APP_SCHEME,
+      // codeCache: the page's compiled code is kept between starts (Chromium does so for http(s) only
+      // unless a scheme asks), so the window opens faster from the second start on.
+      privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true },
+    },
   ]);
 }
 

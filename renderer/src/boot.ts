@@ -20,5 +20,6 @@ try {
 export const transport = createTransport();
 export const api = connectApi(transport);
 export const prefetch = new OpenPrefetch(api);
+prefetch.startSessions();
 const opening = parseRoute(location.hash);
 if (opening.name === 'session') prefetch.start(opening.sessionId);

@@ -1,10 +1,19 @@
 // First: the connection and the first requests go out before the rest of the page's code runs (boot.ts).
 import { api, prefetch, transport } from './boot.js';
 import './app.css';
-import { mount } from 'svelte';
-import App from './App.svelte';
 
 const target = document.getElementById('app');
 if (!target) throw new Error('Drover: the #app element is missing from index.html');
 
-mount(App, { target, props: { api, transport, prefetch } });
+// The app is a chunk of its own, fetched alongside this one (a modulepreload link in the page):
+// while it is compiled, the connection opens and the first answers come in.
+import('./app-main.js').then(
+  ({ mountApp }) => mountApp(target, { api, transport, prefetch }),
+  (error: unknown) => {
+    const message = document.createElement('p');
+    message.setAttribute('role', 'alert');
+    message.textContent = `Drover could not load its page (${error instanceof Error ? error.message : String(error)}). Reload to try again.`;
+    target.replaceChildren(message);
+    throw error;
+  },
+);

@@ -24,7 +24,7 @@ describe('the desktop window under the fake Electron', () => {
     expect(window.options.show).toBe(false);
     expect(window.webContents.getURL()).toBe('drover://app/index.html');
     expect(fake.protocol.privileged).toEqual([
-      { scheme: 'drover', privileges: expect.objectContaining({ standard: true, secure: true }) },
+      { scheme: 'drover', privileges: expect.objectContaining({ standard: true, secure: true, codeCache: true }) },
     ]);
   });
 

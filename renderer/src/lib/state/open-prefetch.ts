@@ -1,4 +1,4 @@
-import type { Message, TaskRow } from '@shared/contract.js';
+import type { Message, Session, TaskRow } from '@shared/contract.js';
 import { FINISHED_PAGE_DEFAULT, MESSAGE_FIRST_PAGE } from '@shared/schemas/page-sizes.js';
 import type { FinishedFilter } from '@shared/schemas/task-page.js';
 import type { DroverApi } from '../api.js';
@@ -16,6 +16,9 @@ export interface Prefetched<Answer, Event> {
 }
 
 export type TaskEvent = { row: TaskRow } | { removed: readonly string[] };
+
+/** A change to the session list: a session added or changed, or one deleted. */
+export type SessionEvent = { session: Session } | { deleted: string };
 
 interface Entry {
   sessionId: string;
@@ -35,9 +38,44 @@ interface Entry {
 export class OpenPrefetch {
   readonly #api: DroverApi;
   #entry: Entry | null = null;
+  #sessions: (Prefetched<Session[], SessionEvent> & { events: SessionEvent[]; stop: () => void }) | null = null;
 
   constructor(api: DroverApi) {
     this.#api = api;
+  }
+
+  /** Sends the session list's request now: every page shows the list, whatever it opens on. */
+  startSessions(): void {
+    this.#dropSessions();
+    const events: SessionEvent[] = [];
+    const offs = [
+      this.#api.on('sessionUpserted', ({ session }) => events.push({ session })),
+      this.#api.on('sessionDeleted', ({ id }) => events.push({ deleted: id })),
+    ];
+    const timer = setTimeout(() => this.#dropSessions(), PREFETCH_KEEP_MS);
+    const answer = this.#api.listSessions({});
+    answer.catch(() => {});
+    this.#sessions = {
+      answer,
+      events,
+      stop: () => {
+        clearTimeout(timer);
+        for (const off of offs) off();
+      },
+    };
+  }
+
+  /** The session list's first answer, with the changes that came since it was asked, once; null when none was sent. */
+  takeSessions(): Prefetched<Session[], SessionEvent> | null {
+    const taken = this.#sessions;
+    if (!taken) return null;
+    this.#dropSessions();
+    return { answer: taken.answer, events: taken.events };
+  }
+
+  #dropSessions(): void {
+    this.#sessions?.stop();
+    this.#sessions = null;
   }
 
   /** Sends the transcript's and the tasks' first requests of this session now. */

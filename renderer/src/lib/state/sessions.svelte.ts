@@ -1,6 +1,7 @@
 import type { Session, SessionMode } from '@shared/contract.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
+import type { Prefetched, SessionEvent } from './open-prefetch.js';
 
 type Change = (list: readonly Session[]) => Session[];
 
@@ -45,13 +46,16 @@ export class SessionsState {
     return this.#list.find((session) => session.id === id);
   }
 
-  /** Follows the events and loads the list; returns a function that stops following. */
-  start(): () => void {
+  /**
+   * Follows the events and loads the list; returns a function that stops following. `first`: the
+   * list's answer already asked for (boot.ts), with the changes that came since it was asked.
+   */
+  start(first: Prefetched<Session[], SessionEvent> | null = null): () => void {
     const offs = [
       this.#api.on('sessionUpserted', ({ session }) => this.#apply(upsert(session))),
       this.#api.on('sessionDeleted', ({ id }) => this.#apply(remove(id))),
     ];
-    void this.load();
+    void this.load(first);
     return () => {
       for (const off of offs) off();
       this.#loadSeq++;
@@ -59,14 +63,17 @@ export class SessionsState {
     };
   }
 
-  async load(): Promise<void> {
+  async load(first: Prefetched<Session[], SessionEvent> | null = null): Promise<void> {
     const seq = ++this.#loadSeq;
     this.#pending = [];
     this.#loading = true;
     try {
-      const fresh = await this.#api.listSessions({});
+      const fresh = await (first?.answer ?? this.#api.listSessions({}));
       if (seq !== this.#loadSeq) return;
       let next: readonly Session[] = fresh;
+      // What changed after the early request and before this state followed the events, then after.
+      for (const event of first?.events ?? [])
+        next = ('deleted' in event ? remove(event.deleted) : upsert(event.session))(next);
       for (const change of this.#pending ?? []) next = change(next);
       this.#list = sorted(next);
       this.#loaded = true;

@@ -1,0 +1,93 @@
+// @vitest-environment jsdom
+// The session list is asked for by boot.ts before the app loads (issue 18): what changed between
+// that request and the moment the list follows the events is neither lost nor applied twice.
+import { describe, expect, it, vi } from 'vitest';
+import type { Session } from '@shared/contract.js';
+import type { DroverApi } from '../api.js';
+import { testEvents } from '../test-tasks.js';
+import { OpenPrefetch } from './open-prefetch.js';
+import { SessionsState } from './sessions.svelte.js';
+
+function session(id: string, minute: number, title = id): Session {
+  const at = new Date(Date.UTC(2025, 0, 1, 12, minute)).toISOString();
+  return { id, title, createdAt: at, updatedAt: at, messageCount: 0, mode: 'agent' };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function setUp(stored: Session[]) {
+  const bus = testEvents();
+  let answer!: (list: Session[]) => void;
+  const listSessions = vi.fn(() => new Promise<Session[]>((resolve) => (answer = resolve)));
+  const api = { listSessions, on: bus.on } as unknown as DroverApi;
+  return { bus, api, listSessions, answer: () => answer(stored) };
+}
+
+describe('the session list asked for before the app loaded', () => {
+  it('takes the early answer and replays the changes that came before and after the take, in order', async () => {
+    const { bus, api, listSessions, answer } = setUp([session('a', 1), session('b', 2)]);
+    const prefetch = new OpenPrefetch(api);
+    prefetch.startSessions();
+    // Before the app followed the events: one session renamed, one deleted, one new.
+    bus.emit('sessionUpserted', { session: session('a', 5, 'renamed') });
+    bus.emit('sessionDeleted', { id: 'b' });
+    bus.emit('sessionUpserted', { session: session('c', 3) });
+
+    const sessions = new SessionsState(api);
+    const stop = sessions.start(prefetch.takeSessions());
+    // After: c changes again while the answer is still on its way.
+    bus.emit('sessionUpserted', { session: session('c', 7, 'c again') });
+    answer();
+    await settle();
+
+    expect(listSessions).toHaveBeenCalledTimes(1);
+    expect(sessions.loaded).toBe(true);
+    expect(sessions.list.map((s) => [s.id, s.title])).toEqual([
+      ['c', 'c again'],
+      ['a', 'renamed'],
+    ]);
+    // The prefetch is spent: a later take has nothing, and its listeners are gone.
+    expect(prefetch.takeSessions()).toBeNull();
+    bus.emit('sessionDeleted', { id: 'a' });
+    expect(sessions.list.map((s) => s.id)).toEqual(['c']);
+    stop();
+  });
+
+  it('asks itself when nothing was asked early, and a failed early answer shows as a load error', async () => {
+    const { api, listSessions, answer } = setUp([session('a', 1)]);
+    const sessions = new SessionsState(api);
+    const stop = sessions.start(new OpenPrefetch(api).takeSessions());
+    answer();
+    await settle();
+    expect(listSessions).toHaveBeenCalledTimes(1);
+    expect(sessions.list.map((s) => s.id)).toEqual(['a']);
+    stop();
+
+    const failing = {
+      listSessions: vi.fn(() => Promise.reject(new Error('the host is gone'))),
+      on: testEvents().on,
+    } as unknown as DroverApi;
+    const prefetch = new OpenPrefetch(failing);
+    prefetch.startSessions();
+    const later = new SessionsState(failing);
+    const stopLater = later.start(prefetch.takeSessions());
+    await settle();
+    expect(later.loaded).toBe(false);
+    expect(later.error).toMatch(/Could not load sessions: .*the host is gone/);
+    stopLater();
+  });
+
+  it('drops an answer nobody took within its keep time, and stops buffering', async () => {
+    vi.useFakeTimers();
+    try {
+      const { bus, api } = setUp([]);
+      const prefetch = new OpenPrefetch(api);
+      prefetch.startSessions();
+      bus.emit('sessionUpserted', { session: session('a', 1) });
+      await vi.advanceTimersByTimeAsync(10_001);
+      expect(prefetch.takeSessions()).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
