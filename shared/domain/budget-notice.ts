@@ -1,4 +1,11 @@
-import { compactCount, type BudgetState } from '../schemas/budget.js';
+import type { BudgetState } from '../schemas/budget.js';
+
+/** A count as the budget shows it: 1.2M, 40k, 900. */
+export function compactCount(count: number): string {
+  if (count >= 1_000_000) return `${Number((count / 1_000_000).toFixed(1))}M`;
+  if (count >= 1000) return `${Math.round(count / 1000)}k`;
+  return String(count);
+}
 
 /** What the budget told the person as it changed: 80 % used, or spent. */
 export type BudgetTold = 'warned' | 'spent';

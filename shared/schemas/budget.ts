@@ -18,9 +18,4 @@ export const BudgetStateSchema = z.object({
 });
 export type BudgetState = z.infer<typeof BudgetStateSchema>;
 
-/** A count as the budget shows it: 1.2M, 40k, 900. */
-export function compactCount(count: number): string {
-  if (count >= 1_000_000) return `${Number((count / 1_000_000).toFixed(1))}M`;
-  if (count >= 1000) return `${Math.round(count / 1000)}k`;
-  return String(count);
-}
+export { compactCount } from '../domain/budget-notice.js';

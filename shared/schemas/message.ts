@@ -3,7 +3,9 @@ import { MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from './page-sizes.js';
 import { IdSchema, TimestampSchema } from './session.js';
 import { TaskOutputSchema, TaskStatusSchema } from './task.js';
 
-export const MESSAGE_TEXT_MAX = 100_000;
+import { MESSAGE_TEXT_MAX } from '../domain/limits.js';
+
+export { MESSAGE_TEXT_MAX };
 
 /** `tool` rows stand for a task (a shell line now, the model's tool calls later). */
 export const RoleSchema = z.enum(['user', 'assistant', 'system', 'tool']);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SANDBOX_REFUSALS_MAX } from '../domain/limits.js';
 
 /**
  * The sandbox (issue 19): what a sandboxed command may read, write and reach. Reads are allowed
@@ -167,8 +168,7 @@ function TimestampLike() {
   return z.iso.datetime();
 }
 
-/** At most this many refusals are kept per task (the first ones: later repeats add nothing). */
-export const SANDBOX_REFUSALS_MAX = 20;
+export { SANDBOX_REFUSALS_MAX };
 
 /** A session's own hosts, approved by the person for this session while the app runs. */
 export const SessionSandboxSchema = z.object({

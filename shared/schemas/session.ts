@@ -8,7 +8,9 @@ export const IdSchema = z
 
 export const TimestampSchema = z.iso.datetime({ offset: true });
 
-export const TITLE_MAX = 200;
+import { TITLE_MAX } from '../domain/limits.js';
+
+export { TITLE_MAX };
 export const DEFAULT_SESSION_TITLE = 'New session';
 
 /**

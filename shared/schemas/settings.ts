@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tunableParts } from '../domain/tunables.js';
 import { SandboxFieldsSchema, SandboxSettingsSchema } from './sandbox.js';
 
 /** `settings.json` in the data folder. Every field is optional; absent ones keep their defaults. */
@@ -130,9 +131,7 @@ export function tunableSchema(id: TunableId): z.ZodType {
   return (TUNABLE_SECTIONS[section].shape as Record<string, z.ZodType>)[key]!;
 }
 
-export function tunableParts(id: TunableId): [TunableSection, string] {
-  return id.split('.') as [TunableSection, string];
-}
+export { tunableParts };
 
 /** The operator's own prefixes: a command starting with one at a word boundary, adding no shell machinery, runs without asking. */
 /** Limits of the lists in settings; the Settings page checks entries against the same numbers. */

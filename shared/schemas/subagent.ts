@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { TimestampSchema } from './session.js';
-import type { TaskStatus } from './task.js';
 
 /**
  * Background sub-agents (issue #17): the definitions the model chooses from, the transcript an agent
@@ -55,22 +54,7 @@ export type AgentDefinitionProblem = z.infer<typeof AgentDefinitionProblemSchema
 export const AgentStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'killed']);
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 
-/** How a task row's status reads for an agent task. */
-export function agentStatusOf(status: TaskStatus): AgentStatus {
-  switch (status) {
-    case 'queued':
-      return 'queued';
-    case 'running':
-      return 'running';
-    case 'succeeded':
-      return 'completed';
-    case 'stopped':
-    case 'timed_out':
-      return 'killed';
-    default:
-      return 'failed';
-  }
-}
+export { agentStatusOf } from '../domain/task-status.js';
 
 /** One line of an agent's transcript (its log holds them as JSON lines, oldest first). */
 export const AgentEventSchema = z.discriminatedUnion('type', [

@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { FINISHED_PAGE_DEFAULT, FINISHED_PAGE_MAX } from './page-sizes.js';
 import { TaskRowSchema, type TaskRow } from './task.js';
+import {
+  FIND_TASKS_MAX,
+  compareCursors,
+  countFinished,
+  emptyCounts,
+  finishedCursor,
+  finishedKind,
+  isActiveTask,
+  isBackgroundTask,
+  isFinishedTask,
+  matchesFilter,
+  taskNumber,
+} from '../domain/task-order.js';
 
 /**
  * Paging the tasks panel (issue 18, "Opening a big session"): a session opens with its live
@@ -27,8 +40,6 @@ export type FinishedCounts = z.infer<typeof FinishedCountsSchema>;
 
 export { FINISHED_PAGE_DEFAULT, FINISHED_PAGE_MAX };
 export const FinishedLimitSchema = z.number().int().min(1).max(FINISHED_PAGE_MAX);
-/** Ids one findTasks asks for at most. */
-export const FIND_TASKS_MAX = FINISHED_PAGE_DEFAULT * 5;
 
 /**
  * Where the next page starts: the last row's place in the order (when it began, then its number).
@@ -45,56 +56,19 @@ export const FinishedPageSchema = z.object({
 });
 export type FinishedPage = z.infer<typeof FinishedPageSchema>;
 
-/** Queued or running: what the Running section shows. */
-export function isActiveTask(task: Pick<TaskRow, 'status'>): boolean {
-  return task.status === 'running' || task.status === 'queued';
-}
-
-/** In the Finished list: settled, and not a leftover of an earlier run (those show on their own). */
-export function isFinishedTask(task: Pick<TaskRow, 'status' | 'leftover'>): boolean {
-  return !isActiveTask(task) && !task.leftover;
-}
-
-/** Which filter a settled task falls under: a lost or orphaned task failed as far as the person is concerned. */
-export function finishedKind(task: Pick<TaskRow, 'status'>): Exclude<FinishedFilter, 'all'> {
-  if (task.status === 'succeeded' || task.status === 'stopped' || task.status === 'timed_out') return task.status;
-  return 'failed';
-}
-
-export function matchesFilter(task: Pick<TaskRow, 'status'>, filter: FinishedFilter): boolean {
-  return filter === 'all' || finishedKind(task) === filter;
-}
-
-/** Runs (or ran) in the background: started there, or a foreground run handed over. A plain `!cmd` is not one. */
-export function isBackgroundTask(task: Pick<TaskRow, 'foreground' | 'adopted'>): boolean {
-  return !task.foreground || task.adopted;
-}
-
-/** Adds (+1) or takes away (-1) one finished row from the counts. */
-export function countFinished(counts: FinishedCounts, task: TaskRow, sign: 1 | -1): void {
-  counts.all += sign;
-  counts[finishedKind(task)] += sign;
-  if (isBackgroundTask(task)) counts.background += sign;
-}
-
-/** The number in a task id (`bg_12` → 12). */
-export function taskNumber(id: string): number {
-  return Number(id.slice(id.indexOf('_') + 1));
-}
-
-/** A row's place in the Finished order. */
-export function finishedCursor(task: Pick<TaskRow, 'id' | 'startedAt' | 'queuedAt'>): FinishedCursor {
-  return { at: Date.parse(task.startedAt ?? task.queuedAt), n: taskNumber(task.id) };
-}
-
-/** Newest first by when a task began, then by number: the one order of both sections (nothing floats). */
-export function compareCursors(a: FinishedCursor, b: FinishedCursor): number {
-  return b.at - a.at || b.n - a.n;
-}
-
-export function emptyCounts(): FinishedCounts {
-  return { all: 0, succeeded: 0, failed: 0, stopped: 0, timed_out: 0, background: 0 };
-}
+export {
+  FIND_TASKS_MAX,
+  compareCursors,
+  countFinished,
+  emptyCounts,
+  finishedCursor,
+  finishedKind,
+  isActiveTask,
+  isBackgroundTask,
+  isFinishedTask,
+  matchesFilter,
+  taskNumber,
+};
 
 /**
  * The tasks panel's pages, cut from a session's rows (the host's pool keeps them in memory):

@@ -17,24 +17,7 @@ export const TASK_STATUSES = [
 export const TaskStatusSchema = z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
-/**
- * Statuses a task never leaves. `orphaned` is derived on read, never stored: a record of an earlier
- * run that still claims to run. `lost` is stored: an orphan whose processes were proven gone.
- */
-/** Quiet this long while running, and a task is "silent". */
-export const SILENT_AFTER_SECONDS = 60;
-
-export const SETTLED_STATUSES: readonly TaskStatus[] = [
-  'succeeded',
-  'failed',
-  'timed_out',
-  'stopped',
-  'orphaned',
-  'lost',
-];
-export function isSettled(status: TaskStatus): boolean {
-  return SETTLED_STATUSES.includes(status);
-}
+export { SILENT_AFTER_SECONDS, SETTLED_STATUSES, isSettled } from '../domain/task-status.js';
 
 /**
  * How a task's processes are held together, so they can be ended as a whole: a cgroup of its own

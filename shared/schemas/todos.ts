@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { todoKey } from '../domain/todo-key.js';
 
 /**
  * The session checklist (the spec's todo_write, issue #15): one short list per session that the
@@ -43,14 +44,7 @@ export const TodoItemSchema = z
   .strict();
 export type TodoItem = z.infer<typeof TodoItemSchema>;
 
-/**
- * How items are matched across writes (the person's sticky edits, dropped items): the content
- * with its ends trimmed, runs of white space made one space, compatibility forms folded (NFKC)
- * and case ignored. "Run  tests" and "run tests" are the same item.
- */
-export function todoKey(content: string): string {
-  return content.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
-}
+export { todoKey };
 
 /** A complete list: at most TODO_ITEMS_MAX items, no two with the same content (as todoKey sees it). */
 export const TodoListSchema = z

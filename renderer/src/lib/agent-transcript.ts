@@ -1,5 +1,5 @@
 import type { AgentEvent, AgentRowInfo, AgentStatus } from '@shared/schemas/subagent.js';
-import { compactCount } from '@shared/schemas/budget.js';
+import { compactCount } from '@shared/domain/budget-notice.js';
 
 /**
  * An agent task's transcript as its view shows it (issue #17): the events of its log read into

@@ -1,6 +1,6 @@
 import type { TaskRow, TaskStatus } from '@shared/schemas/task.js';
 import { visibleCommand } from '@shared/domain/commands.js';
-import { agentStatusOf } from '@shared/schemas/subagent.js';
+import { agentStatusOf } from '@shared/domain/task-status.js';
 
 export interface TaskNotice {
   title: string;

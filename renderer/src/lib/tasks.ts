@@ -1,5 +1,5 @@
 import type { TaskKind, TaskRow } from '@shared/schemas/task.js';
-import { agentStatusOf } from '@shared/schemas/subagent.js';
+import { agentStatusOf } from '@shared/domain/task-status.js';
 import { clockTime, countLabel, elapsedLabel, exitLabel, taskStatusLabel } from './format.js';
 
 /** Queued or running: what the Running section shows. */

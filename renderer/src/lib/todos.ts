@@ -1,4 +1,5 @@
-import { todoKey, type Checklist, type TodoItem, type TodoStatus } from '@shared/schemas/todos.js';
+import type { Checklist, TodoItem, TodoStatus } from '@shared/schemas/todos.js';
+import { todoKey } from '@shared/domain/todo-key.js';
 
 /**
  * The session checklist as the TODOS strip and the manager show it (issue #15): which item the

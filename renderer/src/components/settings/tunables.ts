@@ -1,4 +1,5 @@
-import { tunableParts, tunableSchema, type InForce, type TunableId } from '@shared/schemas/settings.js';
+import { tunableSchema, type InForce, type TunableId } from '@shared/schemas/settings.js';
+import { tunableParts } from '@shared/domain/tunables.js';
 import type { PublicSettings } from '@shared/contract.js';
 import { bytesLabel, durationLabel } from '../../lib/format.js';
 

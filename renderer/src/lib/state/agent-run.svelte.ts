@@ -1,5 +1,5 @@
 import type { AgentRun } from '@shared/schemas/subagent.js';
-import { isSettled } from '@shared/schemas/task.js';
+import { isSettled } from '@shared/domain/task-status.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';

@@ -1,4 +1,5 @@
-import { compactCount, type BudgetState } from '@shared/schemas/budget.js';
+import type { BudgetState } from '@shared/schemas/budget.js';
+import { compactCount } from '@shared/domain/budget-notice.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 

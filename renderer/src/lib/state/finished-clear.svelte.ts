@@ -1,5 +1,6 @@
 import type { TaskRow } from '@shared/contract.js';
-import { emptyCounts, matchesFilter, type FinishedCounts, type FinishedFilter } from '@shared/schemas/task-page.js';
+import type { FinishedCounts, FinishedFilter } from '@shared/schemas/task-page.js';
+import { emptyCounts, matchesFilter } from '@shared/domain/task-order.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 

@@ -1,4 +1,5 @@
 import type { TaskRow } from '@shared/contract.js';
+import type { FinishedCounts, FinishedCursor, FinishedFilter, FinishedPage } from '@shared/schemas/task-page.js';
 import {
   compareCursors,
   countFinished,
@@ -6,11 +7,7 @@ import {
   finishedCursor,
   isFinishedTask,
   matchesFilter,
-  type FinishedCounts,
-  type FinishedCursor,
-  type FinishedFilter,
-  type FinishedPage,
-} from '@shared/schemas/task-page.js';
+} from '@shared/domain/task-order.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 

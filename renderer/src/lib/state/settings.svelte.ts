@@ -1,5 +1,6 @@
 import type { AppInfo, PublicSettings, SettingsUpdate } from '@shared/contract.js';
-import { tunableParts, type ProviderChange, type TunableId } from '@shared/schemas/settings.js';
+import type { ProviderChange, TunableId } from '@shared/schemas/settings.js';
+import { tunableParts } from '@shared/domain/tunables.js';
 import type { ConnectionTestResult } from '@shared/schemas/connection-test.js';
 import type { SandboxStatus } from '@shared/schemas/sandbox.js';
 import { DroverError } from '@shared/ipc/errors.js';

@@ -1,6 +1,6 @@
 import { SvelteMap } from 'svelte/reactivity';
 import type { TaskRow } from '@shared/contract.js';
-import { FIND_TASKS_MAX, isActiveTask } from '@shared/schemas/task-page.js';
+import { FIND_TASKS_MAX, isActiveTask } from '@shared/domain/task-order.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 

@@ -1,5 +1,5 @@
 import type { TaskRow, TaskStatus } from '@shared/contract.js';
-import { isActiveTask, taskNumber } from '@shared/schemas/task-page.js';
+import { isActiveTask, taskNumber } from '@shared/domain/task-order.js';
 
 /** How far a task is in its life: a row never goes back (a stale answer racing an event must not win). */
 export const STATUS_RANK: Record<TaskStatus, number> = {

@@ -1,6 +1,6 @@
 import { SvelteMap } from 'svelte/reactivity';
 import type { TaskOutput, TaskRow } from '@shared/contract.js';
-import { isSettled, SILENT_AFTER_SECONDS } from '@shared/schemas/task.js';
+import { isSettled, SILENT_AFTER_SECONDS } from '@shared/domain/task-status.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';

@@ -1,4 +1,4 @@
-import { isSettled } from '@shared/schemas/task.js';
+import { isSettled } from '@shared/domain/task-status.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 

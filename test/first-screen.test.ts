@@ -1,0 +1,103 @@
+// The page's first screen builds no contract schemas (issue 18: opening a big session). Building
+// them cost the page tens of milliseconds before it could show anything, so the renderer takes its
+// helpers and limits from zod-free modules (shared/domain/), and the settings page, which
+// validates with the schemas, is a chunk of its own. This walks the modules the page evaluates
+// before it mounts: static imports from renderer/src/main.ts, not `import type`, not import().
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '..');
+/** The frame protocol and its error shape: the connection checks every frame it receives with them. */
+const ZOD_ALLOWED = new Set(['shared/ipc/errors.ts', 'shared/ipc/ws-protocol.ts']);
+
+/** The specifiers of a module's imports and re-exports that run when it is evaluated. */
+function runtimeImports(file: string): string[] {
+  let source = readFileSync(join(root, file), 'utf8');
+  if (file.endsWith('.svelte'))
+    source = [...source.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map((match) => match[1]).join('\n');
+  const parsed = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const found: string[] = [];
+  for (const statement of parsed.statements) {
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      if (clause?.isTypeOnly) continue;
+      const named = clause?.namedBindings;
+      // `import { type A, type B } from` is erased too.
+      if (clause && !clause.name && named && ts.isNamedImports(named) && named.elements.every((e) => e.isTypeOnly))
+        continue;
+      found.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) {
+      found.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    }
+  }
+  return found;
+}
+
+/** A project file for a specifier, or null for a package. */
+function resolveModule(from: string, specifier: string): string | null {
+  let path: string;
+  if (specifier.startsWith('@shared/')) path = join('shared', specifier.slice('@shared/'.length));
+  else if (specifier.startsWith('.')) path = relative(root, resolve(root, dirname(from), specifier));
+  else return null;
+  const candidates = [path, path.replace(/\.js$/, '.ts'), `${path}.ts`];
+  const found = candidates.find(
+    (candidate) => /\.(ts|svelte|css)$/.test(candidate) && existsSync(join(root, candidate)),
+  );
+  if (!found) throw new Error(`${from}: cannot resolve "${specifier}"`);
+  return found.split('\\').join('/');
+}
+
+/** Every project module the first screen evaluates, with the packages each imports. */
+function firstScreen(): Map<string, string[]> {
+  const seen = new Map<string, string[]>();
+  const queue = ['renderer/src/main.ts', 'renderer/src/app-main.ts'];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file) || file.endsWith('.css')) continue;
+    const packages: string[] = [];
+    seen.set(file, packages);
+    for (const specifier of runtimeImports(file)) {
+      const target = resolveModule(file, specifier);
+      if (target === null) packages.push(specifier);
+      else queue.push(target);
+    }
+  }
+  return seen;
+}
+
+describe("the page's first screen", () => {
+  const modules = firstScreen();
+
+  it('is walked whole: the app, the session view, the tasks panel and the transcript are in it', () => {
+    for (const file of [
+      'renderer/src/App.svelte',
+      'renderer/src/components/session/SessionView.svelte',
+      'renderer/src/components/tasks/TasksPanel.svelte',
+      'renderer/src/components/session/Transcript.svelte',
+      'shared/ipc/ws-client.ts',
+    ])
+      expect(modules.has(file), file).toBe(true);
+  });
+
+  it('builds no contract schemas: only the frame protocol imports zod, and the settings page is not in it', () => {
+    const zodUsers = [...modules]
+      .filter(([, packages]) => packages.some((name) => name.startsWith('zod')))
+      .map(([file]) => file);
+    expect(zodUsers.sort()).toEqual([...ZOD_ALLOWED].sort());
+    expect(
+      [...modules.keys()].filter(
+        (file) => file.startsWith('shared/schemas/') && file !== 'shared/schemas/page-sizes.ts',
+      ),
+    ).toEqual([]);
+    expect([...modules].filter(([, packages]) => packages.includes('safe-regex2'))).toEqual([]);
+    expect(modules.has('renderer/src/components/settings/SettingsView.svelte')).toBe(false);
+  });
+
+  it('would notice a schema module coming back (the walk follows @shared imports into shared/schemas)', () => {
+    expect(runtimeImports('shared/schemas/task-page.ts')).toContain('zod');
+    expect(resolveModule('renderer/src/lib/tasks.ts', '@shared/schemas/task.js')).toBe('shared/schemas/task.ts');
+    expect(runtimeImports('renderer/src/lib/state/open-prefetch.ts')).not.toContain('@shared/contract.js');
+  });
+});
