@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import type { Plugin } from 'vite';
+import { normalizePath, type Plugin } from 'vite';
 import { defineConfig } from 'electron-vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 
@@ -34,9 +34,19 @@ function preloadApp(entry: string): Plugin {
         const bundle = context.bundle;
         if (!bundle) return html;
         const chunks = Object.values(bundle).filter((item) => item.type === 'chunk');
-        const app = chunks.find((chunk) => chunk.facadeModuleId === entry);
-        if (!app) throw new Error(`the app's chunk (${entry}) is not in the bundle`);
-        const scripts = [app.fileName, ...app.imports];
+        // Module ids use forward slashes on every system (Windows included).
+        const id = normalizePath(entry);
+        const app = chunks.find((chunk) => chunk.facadeModuleId === id);
+        if (!app) throw new Error(`the app's chunk (${id}) is not in the bundle`);
+        // The app's chunk and every chunk it imports, however deep; the page's own entry is loaded by its script tag already.
+        const scripts: string[] = [];
+        const visit = (file: string): void => {
+          const chunk = bundle[file];
+          if (scripts.includes(file) || chunk?.type !== 'chunk' || chunk.isEntry) return;
+          scripts.push(file);
+          chunk.imports.forEach(visit);
+        };
+        visit(app.fileName);
         const styles = scripts.flatMap((file) => {
           const chunk = bundle[file];
           return chunk?.type === 'chunk' ? [...(chunk.viteMetadata?.importedCss ?? [])] : [];

@@ -40,14 +40,19 @@ const fmt = (n: number, digits = 2) => n.toFixed(digits);
 class FirstByteProbe implements Runner {
   readonly firstByte = new Map<string, number>();
   constructor(private readonly inner: Runner) {}
-  start: Runner['start'] = (spec, listener) =>
-    this.inner.start(spec, {
+  start: Runner['start'] = (spec, listener) => {
+    let seen = false;
+    return this.inner.start(spec, {
       ...listener,
       output: (chunk) => {
-        if (!this.firstByte.has(spec.taskId)) this.firstByte.set(spec.taskId, performance.now());
+        if (!seen) {
+          seen = true;
+          this.firstByte.set(spec.taskId, performance.now());
+        }
         listener.output(chunk);
       },
     });
+  };
 }
 
 function makePool(name: string, runner: Runner) {

@@ -23,10 +23,7 @@ function runtimeImports(file: string): string[] {
     if (ts.isImportDeclaration(statement)) {
       const clause = statement.importClause;
       if (clause?.isTypeOnly) continue;
-      const named = clause?.namedBindings;
-      // `import { type A, type B } from` is erased too.
-      if (clause && !clause.name && named && ts.isNamedImports(named) && named.elements.every((e) => e.isTypeOnly))
-        continue;
+      // Only `import type` is erased: with verbatimModuleSyntax, `import { type A } from` still loads the module.
       found.push((statement.moduleSpecifier as ts.StringLiteral).text);
     } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) {
       found.push((statement.moduleSpecifier as ts.StringLiteral).text);

@@ -1,9 +1,10 @@
 /**
- * What the page does before anything else: this module is the entry's first import, so its body
- * runs before the rest of the page's code is evaluated (modules run in import order). It opens
- * the connection and sends the first requests of the session the page opens on, and starts a
- * worker that warms the locale's date formats on another core: by the time the page is built,
- * the answers are waiting (issue 18: opening a big session).
+ * What the page does before anything else: this module is the entry's first import, and the app
+ * is a chunk of its own that main.ts imports after it, so its body runs while the app's code is
+ * still being fetched and compiled. It opens the connection and sends the first requests (the
+ * session list, and the first pages of the session the page opens on), and starts a worker that
+ * warms the locale's date formats on another core: by the time the app is built, the answers are
+ * waiting (issue 18: opening a big session).
  */
 import { connectApi, createTransport } from './lib/api.js';
 import { OpenPrefetch } from './lib/state/open-prefetch.js';

@@ -18,8 +18,9 @@ import {
 /**
  * Paging the tasks panel (issue 18, "Opening a big session"): a session opens with its live
  * tasks whole, the Finished counts and the first page of finished rows; later pages load as the
- * list scrolls. The order and the outcome kinds are the rules the panel shows, kept here so the
- * host pages in exactly the order the renderer draws.
+ * list scrolls. The order and the outcome kinds are the rules the panel shows, kept in one place
+ * (shared/domain/task-order.ts, zod-free for the page's first screen) so the host pages in exactly
+ * the order the renderer draws.
  */
 
 /** The Finished filter: every settled task, or one kind of outcome. */

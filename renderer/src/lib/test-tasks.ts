@@ -111,5 +111,7 @@ export function testEvents() {
     emit: (name: string, payload: unknown) => {
       for (const listener of listeners.get(name) ?? []) listener(payload);
     },
+    /** How many listeners follow `name` now. */
+    count: (name: string) => (listeners.get(name) ?? []).length,
   };
 }

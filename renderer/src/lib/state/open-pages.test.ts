@@ -242,4 +242,31 @@ describe('the first requests, sent before the session list answers', () => {
     expect(openTasks).toHaveBeenCalledTimes(2);
     for (const stop of stops) stop();
   });
+
+  it('are asked again when they failed (the connection dropped before the views took them)', async () => {
+    const bus = events();
+    const rows: TaskRow[] = [taskRow('bg_1'), finished(0)];
+    const pages = taskPages(() => rows);
+    const dropped = () => Promise.reject(new Error('disconnected'));
+    const openTasks = vi.fn<typeof pages.openTasks>(dropped);
+    const listMessages = vi.fn<() => Promise<Message[]>>(dropped);
+    const api = { ...pages, openTasks, listMessages, on: bus.on } as unknown as DroverApi;
+    const prefetch = new OpenPrefetch(api);
+    prefetch.start('s1');
+    await settle();
+    // The connection is back by the time the views start.
+    openTasks.mockImplementation(pages.openTasks);
+    listMessages.mockImplementation(async () => []);
+    const transcript = new TranscriptState(api, 's1', prefetch);
+    const tasks = new TasksState(api, 's1', prefetch);
+    const stops = [transcript.start(), tasks.start()];
+    await settle();
+    expect(listMessages).toHaveBeenCalledTimes(2);
+    expect(openTasks).toHaveBeenCalledTimes(2);
+    expect(transcript.loadError).toBeNull();
+    expect(transcript.loaded).toBe(true);
+    expect(tasks.live.map((task) => task.id)).toEqual(['bg_1']);
+    expect(tasks.finishedCounts.all).toBe(1);
+    for (const stop of stops) stop();
+  });
 });

@@ -15,6 +15,18 @@ export interface Prefetched<Answer, Event> {
   events: readonly Event[];
 }
 
+/**
+ * The early answer, or a fresh one when there was none or it failed: the connection can drop
+ * between boot.ts's request and the page taking it, and the request made now waits for the next
+ * connection instead of leaving the page with an error it would not have had.
+ */
+export function answerOr<Answer>(
+  prefetched: Prefetched<Answer, unknown> | null | undefined,
+  ask: () => Promise<Answer>,
+): Promise<Answer> {
+  return prefetched ? prefetched.answer.catch(() => ask()) : ask();
+}
+
 export type TaskEvent = { row: TaskRow } | { removed: readonly string[] };
 
 /** A change to the session list: a session added or changed, or one deleted. */
@@ -30,10 +42,11 @@ interface Entry {
 }
 
 /**
- * The first requests of the session a page opens on, sent at once rather than after the session
- * list answers (issue 18: opening a big session without a round trip in the way). The transcript
- * and the tasks take them when they start; the events that came meanwhile are handed over with
- * them, so nothing that happened between the request and the taking is lost.
+ * The page's first requests, sent by boot.ts before the app's code has loaded (issue 18: opening a
+ * big session without a round trip in the way): the session list, and the transcript's and the
+ * tasks' first pages of the session the page opens on. Each is taken once, by the state that
+ * would have asked, with the events that came meanwhile, so nothing that happened between the
+ * request and the taking is lost.
  */
 export class OpenPrefetch {
   readonly #api: DroverApi;
@@ -65,7 +78,7 @@ export class OpenPrefetch {
     };
   }
 
-  /** The session list's first answer, with the changes that came since it was asked, once; null when none was sent. */
+  /** The session list's first answer, with the changes that came since it was asked, once; null when none was sent or it was dropped. */
   takeSessions(): Prefetched<Session[], SessionEvent> | null {
     const taken = this.#sessions;
     if (!taken) return null;

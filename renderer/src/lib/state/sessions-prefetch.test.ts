@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 // The session list is asked for by boot.ts before the app loads (issue 18): what changed between
-// that request and the moment the list follows the events is neither lost nor applied twice.
+// that request and the moment the list follows the events is not lost, and a failed early answer
+// is asked again.
 import { describe, expect, it, vi } from 'vitest';
 import type { Session } from '@shared/contract.js';
 import type { DroverApi } from '../api.js';
@@ -46,14 +47,16 @@ describe('the session list asked for before the app loaded', () => {
       ['c', 'c again'],
       ['a', 'renamed'],
     ]);
-    // The prefetch is spent: a later take has nothing, and its listeners are gone.
+    // The prefetch is spent: a later take has nothing, and its listeners are gone (the state's own remain).
     expect(prefetch.takeSessions()).toBeNull();
+    expect([bus.count('sessionUpserted'), bus.count('sessionDeleted')]).toEqual([1, 1]);
     bus.emit('sessionDeleted', { id: 'a' });
     expect(sessions.list.map((s) => s.id)).toEqual(['c']);
     stop();
+    expect([bus.count('sessionUpserted'), bus.count('sessionDeleted')]).toEqual([0, 0]);
   });
 
-  it('asks itself when nothing was asked early, and a failed early answer shows as a load error', async () => {
+  it('asks itself when nothing was asked early', async () => {
     const { api, listSessions, answer } = setUp([session('a', 1)]);
     const sessions = new SessionsState(api);
     const stop = sessions.start(new OpenPrefetch(api).takeSessions());
@@ -62,15 +65,33 @@ describe('the session list asked for before the app loaded', () => {
     expect(listSessions).toHaveBeenCalledTimes(1);
     expect(sessions.list.map((s) => s.id)).toEqual(['a']);
     stop();
+  });
 
+  it('asks again when the early answer failed (the connection dropped before the app took it)', async () => {
+    const bus = testEvents();
+    const answers = [Promise.reject(new Error('disconnected')), Promise.resolve([session('a', 1)])];
+    const listSessions = vi.fn(() => answers.shift()!);
+    const api = { listSessions, on: bus.on } as unknown as DroverApi;
+    const prefetch = new OpenPrefetch(api);
+    prefetch.startSessions();
+    const sessions = new SessionsState(api);
+    const stop = sessions.start(prefetch.takeSessions());
+    await settle();
+    expect(listSessions).toHaveBeenCalledTimes(2);
+    expect(sessions.loaded).toBe(true);
+    expect(sessions.error).toBeNull();
+    expect(sessions.list.map((s) => s.id)).toEqual(['a']);
+    stop();
+
+    // Both failing: the second failure is the one shown.
     const failing = {
       listSessions: vi.fn(() => Promise.reject(new Error('the host is gone'))),
       on: testEvents().on,
     } as unknown as DroverApi;
-    const prefetch = new OpenPrefetch(failing);
-    prefetch.startSessions();
+    const again = new OpenPrefetch(failing);
+    again.startSessions();
     const later = new SessionsState(failing);
-    const stopLater = later.start(prefetch.takeSessions());
+    const stopLater = later.start(again.takeSessions());
     await settle();
     expect(later.loaded).toBe(false);
     expect(later.error).toMatch(/Could not load sessions: .*the host is gone/);
@@ -84,8 +105,12 @@ describe('the session list asked for before the app loaded', () => {
       const prefetch = new OpenPrefetch(api);
       prefetch.startSessions();
       bus.emit('sessionUpserted', { session: session('a', 1) });
-      await vi.advanceTimersByTimeAsync(10_001);
+      expect(bus.count('sessionUpserted')).toBe(1);
+      await vi.advanceTimersByTimeAsync(9_000);
+      expect(bus.count('sessionUpserted')).toBe(1);
+      await vi.advanceTimersByTimeAsync(1_001);
       expect(prefetch.takeSessions()).toBeNull();
+      expect([bus.count('sessionUpserted'), bus.count('sessionDeleted')]).toEqual([0, 0]);
     } finally {
       vi.useRealTimers();
     }

@@ -1,7 +1,7 @@
 import type { Session, SessionMode } from '@shared/contract.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
-import type { Prefetched, SessionEvent } from './open-prefetch.js';
+import { answerOr, type Prefetched, type SessionEvent } from './open-prefetch.js';
 
 type Change = (list: readonly Session[]) => Session[];
 
@@ -68,7 +68,7 @@ export class SessionsState {
     this.#pending = [];
     this.#loading = true;
     try {
-      const fresh = await (first?.answer ?? this.#api.listSessions({}));
+      const fresh = await answerOr(first, () => this.#api.listSessions({}));
       if (seq !== this.#loadSeq) return;
       let next: readonly Session[] = fresh;
       // What changed after the early request and before this state followed the events, then after.

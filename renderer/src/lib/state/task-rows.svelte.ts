@@ -10,7 +10,7 @@ import { TaskOutputs } from './task-output.svelte.js';
 import { FinishedPages } from './finished-pages.svelte.js';
 import { FinishedClear } from './finished-clear.svelte.js';
 import { TaskLookups } from './task-lookups.js';
-import type { OpenPrefetch } from './open-prefetch.js';
+import { answerOr, type OpenPrefetch } from './open-prefetch.js';
 import { inQueueOrder, isLeftover, STATUS_RANK } from './task-order.js';
 
 /** An event that came while a load was in flight, replayed onto its answer. */
@@ -305,7 +305,7 @@ export class TaskRows {
       const prefetched = limit === FINISHED_PAGE_DEFAULT ? this.#prefetch?.takeTasks(this.#sessionId, filter) : null;
       // Events that came since the prefetch was sent go before those seen since this load began.
       if (prefetched) this.#pending = [...prefetched.events, ...(this.#pending ?? [])];
-      const open = await (prefetched?.answer ?? this.#api.openTasks({ sessionId: this.#sessionId, filter, limit }));
+      const open = await answerOr(prefetched, () => this.#api.openTasks({ sessionId: this.#sessionId, filter, limit }));
       if (seq !== this.#loadSeq) return;
       const fresh = new Map([...open.live, ...open.finished.tasks].map((task) => [task.id, task]));
       const reread: string[] = [];

@@ -4,7 +4,7 @@ import { MESSAGE_FIRST_PAGE, MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from '@sha
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
-import type { OpenPrefetch } from './open-prefetch.js';
+import { answerOr, type OpenPrefetch } from './open-prefetch.js';
 
 /**
  * The transcript of one session, oldest first. Messages are added (`messageAdded`) and
@@ -153,7 +153,7 @@ export class TranscriptState {
       // One more than is shown is asked for, so "there are older ones" is known, not guessed from a full page.
       const asked = Math.min(MESSAGE_PAGE_MAX, limit + 1);
       const page = newestPage(
-        await (prefetched?.answer ?? this.#api.listMessages({ sessionId: this.#sessionId, limit: asked })),
+        await answerOr(prefetched, () => this.#api.listMessages({ sessionId: this.#sessionId, limit: asked })),
         asked > limit ? limit : limit - 1,
       );
       if (seq !== this.#loadSeq) return;
