@@ -2,13 +2,10 @@ import { z } from 'zod';
 import { FINISHED_PAGE_DEFAULT, FINISHED_PAGE_MAX } from './page-sizes.js';
 import { TaskRowSchema, type TaskRow } from './task.js';
 import {
-  FIND_TASKS_MAX,
   compareCursors,
   countFinished,
   emptyCounts,
   finishedCursor,
-  finishedKind,
-  isActiveTask,
   isBackgroundTask,
   isFinishedTask,
   matchesFilter,
@@ -57,19 +54,8 @@ export const FinishedPageSchema = z.object({
 });
 export type FinishedPage = z.infer<typeof FinishedPageSchema>;
 
-export {
-  FIND_TASKS_MAX,
-  compareCursors,
-  countFinished,
-  emptyCounts,
-  finishedCursor,
-  finishedKind,
-  isActiveTask,
-  isBackgroundTask,
-  isFinishedTask,
-  matchesFilter,
-  taskNumber,
-};
+// The panel's order and outcome kinds, zod-free for the page's first screen.
+export * from '../domain/task-order.js';
 
 /**
  * The tasks panel's pages, cut from a session's rows (the host's pool keeps them in memory):
