@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sendSignal } from '../process/unix-os.js';
 import { bytesWaiting, makeFifo, rawOutputNewlines, terminalCallsProblem } from './os-fds.js';
 
 /** How long a gate waits for its shell to take the line before it looks again, at most. */
@@ -119,10 +120,11 @@ function sweepDeadFolders(base: string): void {
   } catch {
     return;
   }
+  const ours = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`);
   for (const name of names) {
-    const match = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name);
+    const match = ours.exec(name);
     const pid = match ? Number(match[1]) : 0;
-    if (!(pid > 0) || pid === process.pid || alive(pid)) continue;
+    if (!(pid > 0) || pid === process.pid || sendSignal(pid, 0) !== 'missing') continue;
     const path = join(base, name);
     try {
       const info = lstatSync(path);
@@ -130,15 +132,6 @@ function sweepDeadFolders(base: string): void {
     } catch {
       /* not ours to remove, or gone already */
     }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { sendSignal } from './unix-os.js';
 
 /**
  * Stopping one process Drover did not start: it is signalled alone, never as a group (its group
@@ -92,16 +93,6 @@ async function waitGone(pid: number, start: string | null, limitMs: number): Pro
   return true;
 }
 
-/** Sends a signal to this one process; 'missing' and 'denied' instead of throwing. */
-function send(pid: number, signal: NodeJS.Signals | 0): 'ok' | 'missing' | 'denied' {
-  try {
-    process.kill(pid, signal);
-    return 'ok';
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM' ? 'denied' : 'missing';
-  }
-}
-
 /**
  * Checks that one process may be signalled by Drover and exists, before anything is sent (or the
  * person is asked): refused, missing or denied throw PidSignalError. Answers its start time, which
@@ -112,7 +103,7 @@ export function checkSignalable(pid: number): { start: string | null } {
     throw new PidSignalError('unsupported', 'stopping a process by pid is unsupported on Windows');
   const refused = refusal(pid);
   if (refused) throw new PidSignalError('refused', refused);
-  const probe = send(pid, 0);
+  const probe = sendSignal(pid, 0);
   if (probe === 'denied')
     throw new PidSignalError('denied', `pid ${pid} is running but not permitted to be signalled by Drover`);
   const start = facts(pid)?.start ?? null;
@@ -133,11 +124,11 @@ export async function signalPid(pid: number, graceMs: number, pinned?: { start: 
       'missing',
       `pid ${pid} has ended; the pid now names another process, which was left alone`,
     );
-  send(pid, 'SIGTERM');
-  send(pid, 'SIGCONT');
+  sendSignal(pid, 'SIGTERM');
+  sendSignal(pid, 'SIGCONT');
   if (await waitGone(pid, start, graceMs)) return { pid, signal: 'SIGTERM' };
   // Only the same process is killed: a pid reused during the grace names someone else.
-  if (!gone(pid, start)) send(pid, 'SIGKILL');
+  if (!gone(pid, start)) sendSignal(pid, 'SIGKILL');
   if (await waitGone(pid, start, KILL_CONFIRM_MS)) return { pid, signal: 'SIGKILL' };
   const state = facts(pid)?.state ?? 'unknown';
   throw new PidSignalError(

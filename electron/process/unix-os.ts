@@ -43,7 +43,8 @@ export interface UnixOs {
   cgroups?: CgroupOps;
 }
 
-function signal(target: number, sig: NodeJS.Signals | 0): SignalOutcome {
+/** Sends `sig` to a pid (negative: a process group); 'missing' and 'denied' instead of throwing. */
+export function sendSignal(target: number, sig: NodeJS.Signals | 0): SignalOutcome {
   try {
     process.kill(target, sig);
     return 'ok';
@@ -104,8 +105,8 @@ const LINUX_STATES: Record<string, string> = {
 
 export function linuxOs(): UnixOs {
   const os: UnixOs = {
-    signalGroup: (pgid, sig) => signal(-checkedTarget(pgid), sig),
-    signalProcess: (pid, sig) => signal(checkedTarget(pid), sig),
+    signalGroup: (pgid, sig) => sendSignal(-checkedTarget(pgid), sig),
+    signalProcess: (pid, sig) => sendSignal(checkedTarget(pid), sig),
     // Field 22 of stat: start time in clock ticks since boot.
     startTime: (pid) => linuxStat(pid)?.[19] ?? null,
     bootId: () => {
@@ -197,8 +198,8 @@ export function bsdOs(run: RunTool = runTool): UnixOs {
     return all.startsWith(own) ? all.slice(own.length) : null;
   };
   return {
-    signalGroup: (pgid, sig) => signal(-checkedTarget(pgid), sig),
-    signalProcess: (pid, sig) => signal(checkedTarget(pid), sig),
+    signalGroup: (pgid, sig) => sendSignal(-checkedTarget(pgid), sig),
+    signalProcess: (pid, sig) => sendSignal(checkedTarget(pid), sig),
     startTime: (pid) => ps(['-o', 'lstart=', '-p', String(pid)])?.trim() || null,
     bootId: () => {
       const result = run(SYSCTL, ['-n', 'kern.bootsessionuuid'], PS_ENV);

@@ -1,4 +1,4 @@
-import { FINISHED_PAGE_DEFAULT } from '../schemas/page-sizes.js';
+import { FINISHED_PAGE_DEFAULT } from './page-sizes.js';
 import type { FinishedCounts, FinishedCursor, FinishedFilter } from '../schemas/task-page.js';
 import type { TaskRow } from '../schemas/task.js';
 

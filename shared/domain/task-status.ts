@@ -7,6 +7,18 @@ import type { TaskStatus } from '../schemas/task.js';
  * The schema modules re-export them.
  */
 
+/** Every status a task can have (schemas/task.ts makes its schema of them). */
+export const TASK_STATUSES = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'timed_out',
+  'stopped',
+  'orphaned',
+  'lost',
+] as const;
+
 /** Quiet this long while running, and a task is "silent". */
 export const SILENT_AFTER_SECONDS = 60;
 
@@ -14,14 +26,9 @@ export const SILENT_AFTER_SECONDS = 60;
  * Statuses a task never leaves. `orphaned` is derived on read, never stored: a record of an earlier
  * run that still claims to run. `lost` is stored: an orphan whose processes were proven gone.
  */
-export const SETTLED_STATUSES: readonly TaskStatus[] = [
-  'succeeded',
-  'failed',
-  'timed_out',
-  'stopped',
-  'orphaned',
-  'lost',
-];
+export const SETTLED_STATUSES: readonly TaskStatus[] = TASK_STATUSES.filter(
+  (status) => status !== 'queued' && status !== 'running',
+);
 export function isSettled(status: TaskStatus): boolean {
   return SETTLED_STATUSES.includes(status);
 }

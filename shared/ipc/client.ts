@@ -17,20 +17,27 @@ export type Api<C extends Contract> = {
  */
 export function createApi<C extends Contract>(contract: C, transport: ClientTransport): Api<C> {
   const api: Record<string, unknown> = {};
-  for (const name of Object.keys(contract.requests)) {
-    api[name] = async (input?: unknown) => {
-      const result = await transport.call(name, input ?? {});
-      if (!result.ok) throw DroverError.from(result.error);
-      return result.value;
-    };
-  }
+  for (const name of Object.keys(contract.requests)) api[name] = caller(transport, name);
   api.on = (event: string, listener: (payload: unknown) => void) => {
     if (!(event in contract.events)) throw new DroverError('unknown_request', `Unknown event "${event}"`);
-    return transport.subscribe((name, payload) => {
-      if (name === event) listener(payload);
-    });
+    return subscribe(transport, event, listener);
   };
   return api as Api<C>;
+}
+
+/** A request sent as named; a failure arrives as DroverError with the server's code. */
+function caller(transport: ClientTransport, name: string): (input?: unknown) => Promise<unknown> {
+  return async (input?: unknown) => {
+    const result = await transport.call(name, input ?? {});
+    if (!result.ok) throw DroverError.from(result.error);
+    return result.value;
+  };
+}
+
+function subscribe(transport: ClientTransport, event: string, listener: (payload: unknown) => void): () => void {
+  return transport.subscribe((name, payload) => {
+    if (name === event) listener(payload);
+  });
 }
 
 /** Property names that generic code reads off any object (await, JSON, inspection): never taken as requests. */
@@ -45,24 +52,14 @@ const NOT_REQUESTS = new Set(['then', 'catch', 'finally', 'toJSON', 'toString', 
  */
 export function createCallApi<C extends Contract>(transport: ClientTransport): Api<C> {
   const calls = new Map<string, (input?: unknown) => Promise<unknown>>();
-  const on = (event: string, listener: (payload: unknown) => void) =>
-    transport.subscribe((name, payload) => {
-      if (name === event) listener(payload);
-    });
+  const on = (event: string, listener: (payload: unknown) => void) => subscribe(transport, event, listener);
   // A target with no prototype: Svelte's $state and other deep proxies leave such an object as it is.
   return new Proxy(Object.create(null) as Api<C>, {
     get(_target, name) {
       if (name === 'on') return on;
       if (typeof name !== 'string' || NOT_REQUESTS.has(name)) return undefined;
       let call = calls.get(name);
-      if (!call) {
-        call = async (input?: unknown) => {
-          const result = await transport.call(name, input ?? {});
-          if (!result.ok) throw DroverError.from(result.error);
-          return result.value;
-        };
-        calls.set(name, call);
-      }
+      if (!call) calls.set(name, (call = caller(transport, name)));
       return call;
     },
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from './page-sizes.js';
+import { MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from '../domain/page-sizes.js';
 import { IdSchema, TimestampSchema } from './session.js';
 import { TaskOutputSchema, TaskStatusSchema } from './task.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FINISHED_PAGE_DEFAULT, FINISHED_PAGE_MAX } from './page-sizes.js';
+import { FINISHED_PAGE_DEFAULT, FINISHED_PAGE_MAX } from '../domain/page-sizes.js';
 import { TaskRowSchema, type TaskRow } from './task.js';
 import {
   compareCursors,

@@ -3,21 +3,12 @@ import safeRegex from 'safe-regex2';
 import { IdSchema, TimestampSchema } from './session.js';
 import { AgentRowInfoSchema } from './subagent.js';
 import { SandboxRefusalSchema } from './sandbox.js';
+import { TASK_STATUSES } from '../domain/task-status.js';
 
-export const TASK_STATUSES = [
-  'queued',
-  'running',
-  'succeeded',
-  'failed',
-  'timed_out',
-  'stopped',
-  'orphaned',
-  'lost',
-] as const;
 export const TaskStatusSchema = z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
-export { SILENT_AFTER_SECONDS, SETTLED_STATUSES, isSettled } from '../domain/task-status.js';
+export { TASK_STATUSES, SILENT_AFTER_SECONDS, SETTLED_STATUSES, isSettled } from '../domain/task-status.js';
 
 /**
  * How a task's processes are held together, so they can be ended as a whole: a cgroup of its own

@@ -8,7 +8,7 @@ import {
   type FinishedCursor,
   type FinishedFilter,
 } from '@shared/schemas/task-page.js';
-import { FINISHED_PAGE_DEFAULT } from '@shared/schemas/page-sizes.js';
+import { FINISHED_PAGE_DEFAULT } from '@shared/domain/page-sizes.js';
 
 /** A task row for tests, running since `startedAt` unless told otherwise. */
 export function taskRow(id: string, patch: Partial<TaskRow> = {}): TaskRow {

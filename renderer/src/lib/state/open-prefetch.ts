@@ -1,5 +1,5 @@
 import type { Message, Session, TaskRow } from '@shared/contract.js';
-import { FINISHED_PAGE_DEFAULT, MESSAGE_FIRST_PAGE } from '@shared/schemas/page-sizes.js';
+import { FINISHED_PAGE_DEFAULT, MESSAGE_FIRST_PAGE } from '@shared/domain/page-sizes.js';
 import type { FinishedFilter } from '@shared/schemas/task-page.js';
 import type { DroverApi } from '../api.js';
 

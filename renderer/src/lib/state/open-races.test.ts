@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Message, TaskRow } from '@shared/contract.js';
 import { FINISHED_PAGE_DEFAULT } from '@shared/schemas/task-page.js';
-import { MESSAGE_FIRST_PAGE } from '@shared/schemas/page-sizes.js';
+import { MESSAGE_FIRST_PAGE } from '@shared/domain/page-sizes.js';
 import type { DroverApi } from '../api.js';
 import { taskPages, taskRow, testEvents } from '../test-tasks.js';
 import { TasksState } from './tasks.svelte.js';

@@ -2,7 +2,7 @@ import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { TaskRow } from '@shared/contract.js';
 import { isSettled } from '@shared/domain/task-status.js';
 import type { FinishedCounts, FinishedFilter } from '@shared/schemas/task-page.js';
-import { FINISHED_PAGE_DEFAULT, FINISHED_PAGE_MAX } from '@shared/schemas/page-sizes.js';
+import { FINISHED_PAGE_DEFAULT, FINISHED_PAGE_MAX } from '@shared/domain/page-sizes.js';
 import { isActiveTask, isFinishedTask, taskNumber } from '@shared/domain/task-order.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';

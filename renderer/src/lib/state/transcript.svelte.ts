@@ -1,6 +1,6 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { Message } from '@shared/contract.js';
-import { MESSAGE_FIRST_PAGE, MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from '@shared/schemas/page-sizes.js';
+import { MESSAGE_FIRST_PAGE, MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from '@shared/domain/page-sizes.js';
 import { DroverError } from '@shared/ipc/errors.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';

@@ -1,6 +1,6 @@
 /**
  * Page sizes of the lists a client reads in pages. Plain numbers with no schema around them: the
- * page's first module reads them before the contract's schemas are built (renderer/src/main.ts).
+ * page's first requests use them (renderer/src/boot.ts) and its first screen builds no schemas.
  */
 
 /**
