@@ -1,6 +1,5 @@
 import type { Outcome } from '../permissions/permission-service.js';
 import {
-  APICallError,
   generateText,
   jsonSchema,
   NoSuchToolError,
@@ -22,7 +21,7 @@ import { failureForPerson, parseArgs, resolveCall, type AgentTool } from './tool
 import { offeredTools } from './tool-offer.js';
 import { TranscriptWriter } from './transcript-writer.js';
 import { withRetries, type RetryOptions } from './providers.js';
-import { redactKey } from './redact.js';
+import { describeModelError } from './model-errors.js';
 import { safeJson } from './safe-json.js';
 
 /** Steps (model calls) one turn may take before it is ended. */
@@ -381,24 +380,4 @@ export class AgentService {
     }
     return set;
   }
-}
-
-/** One sentence: what went wrong and how often it was tried, each part said once. */
-export function describeModelError(error: unknown): string {
-  // The note goes into the transcript (and so to the model): never with a key a library quoted.
-  return redactKey(describeWithoutRedacting(error), null);
-}
-
-function describeWithoutRedacting(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const attempts = (error as { attempts?: unknown }).attempts;
-  const tried = typeof attempts === 'number' ? ` (tried ${attempts} times)` : '';
-  if (APICallError.isInstance(error)) {
-    if (error.statusCode === undefined) {
-      const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      return `the model server at ${error.url} is not answering${cause}${tried}`;
-    }
-    return `HTTP ${error.statusCode} from the model server: ${error.message}${tried}`;
-  }
-  return `${error.message}${tried}`;
 }

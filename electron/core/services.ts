@@ -22,18 +22,12 @@ import type { PoolPolicy } from '../pool/policy.js';
 import { OperatorShell } from '../shell/operator-shell.js';
 import { ForegroundHandovers } from '../pool/adoption.js';
 import { TaskSnapshots } from '../sessions/task-snapshots.js';
-import { unixInspector, windowsInspector, type ProcessInspector } from '../process/inspector.js';
-import { markFor } from '../process/identity.js';
-import { MarkScan } from '../process/mark-scan.js';
-import { win32Os } from '../process/windows-os.js';
-import { unixContainers, type ContainerFactory } from '../process/containers.js';
-import { windowsContainers } from '../process/containers-windows.js';
-import { currentUnixOs } from '../process/unix-os.js';
+import type { ProcessInspector } from '../process/inspector.js';
+import { createProcessLayer } from './process-layer.js';
+import { followTasks } from './task-followers.js';
 import { AgentService } from '../agent/agent-service.js';
 import { createKillTool } from '../agent/kill-tool.js';
-import { WakeScheduler } from '../agent/wakes.js';
 import { PermissionService } from '../permissions/permission-service.js';
-import { MonitorPings } from '../agent/monitor-pings.js';
 import { Planning } from '../work/planning.js';
 import { Scheduling } from '../scheduler/scheduler-service.js';
 import { UnattendedBudget } from '../agent/unattended-budget.js';
@@ -42,9 +36,6 @@ import { sessionTools } from './session-tools.js';
 import { probeSandbox, SandboxService } from '../sandbox/sandbox-service.js';
 import { sandboxPolicyOf } from '../../shared/schemas/sandbox.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
-import { WorkLinks } from '../work/work-links.js';
-import { PortIndex } from '../pool/port-index.js';
-import type { TaskRow } from '../../shared/schemas/task.js';
 import { loadShellParser } from '../permissions/shell-parser.js';
 
 export interface ServicesOptions {
@@ -146,33 +137,13 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
   };
   noteOwner(owner);
   const sessions = new SessionsService(db, bus);
-  const unixOs = process.platform === 'win32' ? null : currentUnixOs();
-  // One scan of this instance's marked processes serves the leftover probes and every task's end.
-  const marks = unixOs && new MarkScan(unixOs, markFor(instanceId, '').variable);
-  const inspector =
-    options.inspector ??
-    (unixOs && marks ? unixInspector(unixOs, instanceId, { marks }) : windowsInspector(win32Os(), instanceId, warn));
-  const identify = (pid: number) => inspector.identify(pid).processStart;
-  const containers: ContainerFactory =
-    unixOs && marks
-      ? unixContainers({ instanceId, os: unixOs, mode: options.containment ?? 'auto', marks })
-      : windowsContainers(win32Os(), identify);
-  if (process.platform === 'linux' && containers.kind !== 'cgroup')
-    warn(`each task is held in ${containers.description}`);
-  // Which running task listens on which port: the mark scan names each task's processes (Linux only).
-  const ports =
-    marks && process.platform === 'linux'
-      ? new PortIndex({
-          // From each task's cgroup (a file each); the scan of every process's mark only for tasks without one.
-          processes: () => {
-            const found = pool.portProcesses();
-            const unknown = [...found].filter(([, pids]) => pids === null).map(([id]) => id);
-            const marked = unknown.length > 0 ? marks.all() : null;
-            return new Map([...found].map(([id, pids]) => [id, pids ?? marked?.get(id) ?? []]));
-          },
-          onChange: (ids) => pool.portsChanged(ids),
-        })
-      : null;
+  const { unixOs, inspector, identify, containers, ports } = createProcessLayer({
+    instanceId,
+    containment: options.containment,
+    inspector: options.inspector,
+    warn,
+    pool: () => pool,
+  });
   // The sandbox (issue 19): the session's policy around the model's commands, where this machine has one.
   // Drover's own environment decides DROVER_SANDBOX (options.env is what settings read keys from).
   const sandboxMode = options.sandbox ?? (process.env.DROVER_SANDBOX === 'off' ? 'off' : 'auto');
@@ -283,7 +254,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     log: warn,
     // What waited for the budget runs: the gathered wake-ups in one turn, and due schedules at once.
     reopened: (sessionId) => {
-      wakes.release(sessionId);
+      followers.wakes.release(sessionId);
       void scheduling.scheduler?.tick();
     },
   });
@@ -328,27 +299,14 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     budget,
     log: warn,
   });
-  const wakes: WakeScheduler = new WakeScheduler({
-    wake: (sessionId, text, notices) =>
-      void agent.submit(sessionId, text, { automated: true, refused: () => wakes.putBack(sessionId, notices) }).done,
-    // With the budget spent, wake-ups wait, gathered, until it opens again.
-    allowed: (sessionId) => budget.allows(sessionId),
-    shuttingDown: () => pool.draining || agent.disposed,
-    log: warn,
-  });
-  // A scheduled monitor's first wake: its check is due.
-  const pings = new MonitorPings({
-    notePinged: (sessionId, taskId) => pool.notePinged(sessionId, taskId),
-    row: (sessionId, taskId) => (pool.has(sessionId, taskId) ? pool.row(sessionId, taskId) : null),
-    ping: (row) => wakes.ping(row),
-  });
-  const links = new WorkLinks({ ledger: () => ledger.get(), changed: workChanged, log: warn });
-  const stopWakes = bus.subscribe((name, payload) => {
-    if (name !== 'taskUpdated') return;
-    const { task } = payload as { task: TaskRow };
-    links.onTaskChanged(task);
-    wakes.onTaskChanged(task);
-    pings.onTaskChanged(task);
+  const followers = followTasks({
+    bus,
+    agent,
+    budget,
+    pool,
+    ledger: () => ledger.get(),
+    workChanged,
+    warn,
   });
 
   const handlers = createHandlers({
@@ -422,11 +380,9 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     shutdown() {
       closing ??= (async () => {
         scheduling.scheduler?.stop();
-        stopWakes();
+        followers.dispose();
         stopSnapshots();
         snapshots.dispose();
-        wakes.dispose();
-        pings.dispose();
         await agent.dispose();
         await pool.drain(warn);
         await sandbox.dispose();

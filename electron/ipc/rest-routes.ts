@@ -2,6 +2,15 @@ import { z } from 'zod';
 import { ShellResultSchema } from '../../shared/contract.js';
 import { TaskRowSchema } from '../../shared/schemas/task.js';
 import { FinishedCountsSchema, type FinishedPage, type OpenTasks } from '../../shared/schemas/task-page.js';
+import {
+  cursorFrom,
+  itemNumber,
+  optionalNumber,
+  optionalText,
+  restPage,
+  RestCursorSchema,
+  RestPageSchema,
+} from './rest-query.js';
 
 export const REST_PREFIX = '/api';
 
@@ -23,16 +32,6 @@ export interface Route {
 }
 
 const ID = '([^/]+)';
-
-/**
- * A finished page's cursor as REST spells it: one word, `AT.N` (the last row's start time in ms and
- * its task number), so a client passes `next` back as `?after=` unchanged.
- */
-const RestCursorSchema = z
-  .string()
-  .regex(/^-?\d{1,16}\.\d{1,12}$/)
-  .describe("The `next` of the page before, as it came (the last row's start time in ms, a dot, its task number)");
-const RestPageSchema = z.object({ tasks: z.array(TaskRowSchema), next: RestCursorSchema.nullable() });
 
 /** The operator's shell line answers with the task's row, plus the output and notice of a foreground run. */
 const shellAnswer: Pick<Route, 'present' | 'presented'> = {
@@ -373,36 +372,6 @@ export const routes: readonly Route[] = [
     ...shellAnswer,
   },
 ];
-
-/** A query parameter passed on as text when given. */
-function optionalText(query: URLSearchParams, name: string, key = name): Record<string, unknown> {
-  const raw = query.get(name);
-  return raw === null ? {} : { [key]: raw };
-}
-
-function restPage(page: FinishedPage): { tasks: FinishedPage['tasks']; next: string | null } {
-  return { tasks: page.tasks, next: page.next ? `${page.next.at}.${page.next.n}` : null };
-}
-
-/** `?after=AT.N` to the contract's cursor; anything else is passed on as sent, so validation names `after`. */
-function cursorFrom(query: URLSearchParams): Record<string, unknown> {
-  const raw = query.get('after');
-  if (raw === null) return {};
-  const match = /^(-?\d{1,16})\.(\d{1,12})$/.exec(raw);
-  return { after: match ? { at: Number(match[1]), n: Number(match[2]) } : raw };
-}
-
-/** A query parameter the contract wants as a number; a non-number is passed on so validation names it. */
-function optionalNumber(query: URLSearchParams, name: string, key = name): Record<string, unknown> {
-  const raw = query.get(name);
-  if (raw === null) return {};
-  return { [key]: /^-?\d+$/.test(raw) ? Number(raw) : raw };
-}
-
-/** A work item id from the path: a number, or the text as sent so validation names it. */
-function itemNumber(text: string): number | string {
-  return /^\d{1,15}$/.test(text) ? Number(text) : text;
-}
 
 function re(path: string): RegExp {
   return new RegExp(`^${REST_PREFIX}${path}/?$`);

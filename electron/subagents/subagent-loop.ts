@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AgentEvent } from '../../shared/schemas/subagent.js';
 import { failureForPerson, parseArgs, resolveCall, type AgentTool, type ToolContext } from '../agent/tools.js';
 import { withRetries, type RetryOptions } from '../agent/providers.js';
-import { describeModelError } from '../agent/agent-service.js';
+import { describeModelError } from '../agent/model-errors.js';
 import { safeJson } from '../agent/safe-json.js';
 
 /** What a sub-agent's run ended with. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redactKey } from '../../electron/agent/redact.js';
-import { describeModelError } from '../../electron/agent/agent-service.js';
+import { describeModelError } from '../../electron/agent/model-errors.js';
 import { ProviderChangeSchema } from '../../shared/schemas/settings.js';
 
 describe('keys never reach a page or the transcript', () => {

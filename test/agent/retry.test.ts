@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generateText } from 'ai';
 import { createServices, type Services } from '../../electron/core/services.js';
 import { createLanguageModel, backoffDelay, withRetries, type RetryNotice } from '../../electron/agent/providers.js';
-import { describeModelError } from '../../electron/agent/agent-service.js';
+import { describeModelError } from '../../electron/agent/model-errors.js';
 import { startOpenAiCompatibleServer, type FakeModelServer } from '../../e2e/fake-model/index.js';
 import { tempDir, until } from '../helpers.js';
 
