@@ -20,7 +20,11 @@ const dir = mkdtempSync(join(tmpdir(), 'drover-bench-host-'));
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 const quantile = (values: number[], q: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))] ?? NaN;
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMb = (pid: number) => {
+  const found = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!found) throw new Error(`the host (pid ${pid}) has exited: it has no memory left to measure`);
+  return Number(found[1]) / 1024;
+};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function probeInfo(base: string): Promise<number> {
@@ -99,10 +103,15 @@ async function scenario(
       );
     }
   })();
-  const result = await flood(host.base, path, mode);
-  flooding = false;
-  await prober;
-  clearInterval(sampler);
+  let result: Awaited<ReturnType<typeof flood>>;
+  try {
+    result = await flood(host.base, path, mode);
+  } finally {
+    // Also when the flood failed: a sampler left running would read a stopped host and hide why.
+    flooding = false;
+    await prober;
+    clearInterval(sampler);
+  }
   // Memory is given back lazily (V8 shrinks its heap over a few idle GCs): wait up to 15 s for it.
   let after = rssMb(pid);
   for (let i = 0; i < 30 && after > baselineRss * 1.2; i++) {
