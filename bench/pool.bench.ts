@@ -117,6 +117,7 @@ function bareNodeCopy(sample: string, target: string): Promise<void> {
     const child = spawn('cat', [sample], { stdio: ['ignore', pipe.write, 'inherit'] });
     closeSync(pipe.write);
     child.once('error', reject);
+    child.once('exit', (code) => code !== 0 && reject(new Error(`cat ended with ${code} copying the sample`)));
     const log = new TaskLog(target);
     let buffer = Buffer.allocUnsafeSlow(1024 * 1024);
     const reader: Socket = new Socket({
