@@ -65,17 +65,9 @@ export class OpenPrefetch {
       this.#api.on('sessionUpserted', ({ session }) => events.push({ session })),
       this.#api.on('sessionDeleted', ({ id }) => events.push({ deleted: id })),
     ];
-    const timer = setTimeout(() => this.#dropSessions(), PREFETCH_KEEP_MS);
     const answer = this.#api.listSessions({});
     answer.catch(() => {});
-    this.#sessions = {
-      answer,
-      events,
-      stop: () => {
-        clearTimeout(timer);
-        for (const off of offs) off();
-      },
-    };
+    this.#sessions = { answer, events, stop: keepFor(offs, () => this.#dropSessions()) };
   }
 
   /** The session list's first answer, with the changes that came since it was asked, once; null when none was sent or it was dropped. */
@@ -108,11 +100,7 @@ export class OpenPrefetch {
         if (id === sessionId) entry.taskEvents.push({ removed });
       }),
     ];
-    const timer = setTimeout(() => this.#drop(), PREFETCH_KEEP_MS);
-    entry.stop = () => {
-      clearTimeout(timer);
-      for (const off of offs) off();
-    };
+    entry.stop = keepFor(offs, () => this.#drop());
     // One more than the first page shows: the transcript learns from it whether older messages exist.
     entry.messages = this.#api.listMessages({ sessionId, limit: MESSAGE_FIRST_PAGE + 1 });
     entry.tasks = this.#api.openTasks({ sessionId, filter: 'all', limit: FINISHED_PAGE_DEFAULT });
@@ -153,4 +141,16 @@ export class OpenPrefetch {
     this.#entry?.stop();
     this.#entry = null;
   }
+}
+
+/**
+ * What was asked early is kept, and its events gathered, for PREFETCH_KEEP_MS at most: then `drop`
+ * lets it go. Returns what stops both the wait and the following of the events.
+ */
+function keepFor(offs: readonly (() => void)[], drop: () => void): () => void {
+  const timer = setTimeout(drop, PREFETCH_KEEP_MS);
+  return () => {
+    clearTimeout(timer);
+    for (const off of offs) off();
+  };
 }
