@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { normalizePath, type Plugin } from 'vite';
 import { defineConfig } from 'electron-vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { staticIcons } from './scripts/static-icons.js';
 
 const root = import.meta.dirname;
 
@@ -92,7 +93,7 @@ export default defineConfig({
   renderer: {
     root: resolve(root, 'renderer'),
     resolve: { alias: { '@shared': resolve(root, 'shared') } },
-    plugins: [svelte(), preloadApp(resolve(root, 'renderer/src/app-main.ts'))],
+    plugins: [staticIcons(), svelte(), preloadApp(resolve(root, 'renderer/src/app-main.ts'))],
     build: {
       outDir: resolve(root, 'out/renderer'),
       rollupOptions: { input: resolve(root, 'renderer/index.html') },

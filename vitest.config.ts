@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { svelteTesting } from '@testing-library/svelte/vite';
+import { staticIcons } from './scripts/static-icons.js';
 
 /**
  * Two projects: the services in Node, and the renderer's components in jsdom (the Svelte
@@ -42,7 +43,7 @@ export default defineConfig({
         },
       },
       {
-        plugins: [svelte({ configFile: resolve(import.meta.dirname, 'renderer/svelte.config.js') }), svelteTesting()],
+        plugins: [staticIcons(), svelte({ configFile: resolve(import.meta.dirname, 'renderer/svelte.config.js') }), svelteTesting()],
         resolve: { alias: { '@shared': resolve(import.meta.dirname, 'shared') } },
         test: {
           name: 'renderer',
