@@ -1,7 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CallFrameSchema, type ServerFrame } from '../../shared/ipc/ws-protocol.js';
+import {
+  CallFrameSchema,
+  HANDSHAKE_PARAM,
+  HandshakeCallsSchema,
+  type CallFrame,
+  type ServerFrame,
+} from '../../shared/ipc/ws-protocol.js';
 import { DroverError, invalidInput } from '../../shared/ipc/errors.js';
 import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import { FairQueues } from './fair-queue.js';
@@ -27,7 +33,7 @@ export class ContractWsServer {
   constructor(endpoint: ServerEndpoint, options: { maxInFlightPerConnection?: number | undefined } = {}) {
     this.#endpoint = endpoint;
     this.#queues = new FairQueues({ maxInFlight: options.maxInFlightPerConnection });
-    this.#wss.on('connection', (socket) => this.#serve(socket));
+    this.#wss.on('connection', (socket: WebSocket, request: IncomingMessage) => this.#serve(socket, request));
     this.#unsubscribe = endpoint.subscribe((name, payload) => this.#broadcast({ t: 'event', name, payload }));
   }
 
@@ -46,11 +52,35 @@ export class ContractWsServer {
     this.#wss.close();
   }
 
-  #serve(socket: WebSocket): void {
+  #serve(socket: WebSocket, request: IncomingMessage): void {
     socket.on('message', (data, isBinary) => {
       void this.#onMessage(socket, isBinary ? null : data.toString());
     });
     socket.on('error', () => socket.terminate());
+    this.#runHandshakeCalls(socket, request.url);
+  }
+
+  /** The reads a client carried in its handshake, run as if they were its first frames. */
+  #runHandshakeCalls(socket: WebSocket, url: string | undefined): void {
+    const carried = new URL(url ?? '/', 'http://host').searchParams.get(HANDSHAKE_PARAM);
+    if (carried === null) return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(carried);
+    } catch {
+      raw = undefined;
+    }
+    const calls = HandshakeCallsSchema.safeParse(raw);
+    if (calls.success) {
+      for (const frame of calls.data) void this.#run(socket, frame);
+      return;
+    }
+    const error = invalidInput('handshake calls', calls.error).toJSON();
+    // Each call that can be told apart by its id gets its answer; without any, the connection hears why.
+    const ids = Array.isArray(raw) ? raw.map((call) => (call as { id?: unknown } | null)?.id) : [];
+    const numbered = ids.filter((id): id is number => typeof id === 'number');
+    if (numbered.length === 0) this.#send(socket, { t: 'protocol_error', error });
+    for (const id of numbered) this.#send(socket, { t: 'result', id, ok: false, error });
   }
 
   async #onMessage(socket: WebSocket, text: string | null): Promise<void> {
@@ -73,7 +103,10 @@ export class ContractWsServer {
       else this.#send(socket, { t: 'protocol_error', error });
       return;
     }
-    const { id, name, input } = frame.data;
+    await this.#run(socket, frame.data);
+  }
+
+  async #run(socket: WebSocket, { id, name, input }: CallFrame): Promise<void> {
     let result;
     try {
       result = await this.#queues.for(socket).run(() => this.#endpoint.handle(name, input));

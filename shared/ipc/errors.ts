@@ -89,7 +89,7 @@ export function issuePath(path: readonly PropertyKey[]): string {
  * expected: an unknown key is named as the field itself, and a union (a provider or null)
  * reports the branch that got furthest, not a bare "Invalid input" on the union.
  */
-export function invalidInput(what: 'input' | 'frame', error: z.ZodError): DroverError {
+export function invalidInput(what: 'input' | 'frame' | 'handshake calls', error: z.ZodError): DroverError {
   const issues = error.issues.flatMap((issue) => describeIssue(issue, []));
   const first = issues[0];
   const where = first && first.path ? `${first.path}: ` : '';

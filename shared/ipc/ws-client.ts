@@ -1,5 +1,11 @@
 import { DroverError, type Result } from './errors.js';
-import { ServerFrameSchema, type CallFrame } from './ws-protocol.js';
+import {
+  HANDSHAKE_CALLS,
+  HANDSHAKE_MAX_CALLS,
+  HANDSHAKE_PARAM,
+  ServerFrameSchema,
+  type CallFrame,
+} from './ws-protocol.js';
 import type { ClientTransport, ConnectionState } from './transport.js';
 
 /** The part of a WebSocket this client needs: the browser's and the `ws` package's both fit. */
@@ -32,6 +38,8 @@ interface Pending {
   /** Runs only until the call is on the wire; after that a drop of the socket is what fails it. */
   timer: ReturnType<typeof setTimeout>;
   sent: boolean;
+  /** Carried in the handshake of the socket now connecting: on the wire once it opens, else asked again. */
+  inHandshake: boolean;
 }
 
 export interface WsClientTransport extends ClientTransport {
@@ -41,7 +49,9 @@ export interface WsClientTransport extends ClientTransport {
 
 /**
  * The contract over a WebSocket. Calls made while disconnected wait for the next
- * connection (up to the call timeout); the socket reconnects by itself with backoff.
+ * connection (up to the call timeout); the socket reconnects by itself with backoff. The reads
+ * a page opens with, asked before a connection opens, go in its handshake (HANDSHAKE_CALLS): the
+ * first socket is made a microtask after the client, so the calls made right after it are among them.
  */
 export function createWsClient(options: WsClientOptions): WsClientTransport {
   const callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS;
@@ -70,15 +80,33 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     }
   };
 
+  /** The socket's address, with the waiting reads it can carry (marked as carried). */
+  const handshakeUrl = (): string => {
+    const carried = [...pending.values()]
+      .filter((entry) => !entry.sent && HANDSHAKE_CALLS.has(entry.frame.name))
+      .slice(0, HANDSHAKE_MAX_CALLS);
+    if (carried.length === 0) return options.url;
+    for (const entry of carried) entry.inHandshake = true;
+    const calls = encodeURIComponent(JSON.stringify(carried.map((entry) => entry.frame)));
+    return `${options.url}${options.url.includes('?') ? '&' : '?'}${HANDSHAKE_PARAM}=${calls}`;
+  };
+
   const connect = () => {
     reconnectTimer = null;
     setState('connecting');
-    const ws = options.createSocket(options.url);
+    const ws = options.createSocket(handshakeUrl());
     socket = ws;
     ws.onopen = () => {
       delay = RECONNECT_FIRST_DELAY_MS;
       setState('open');
-      for (const entry of pending.values()) if (!entry.sent) send(entry);
+      for (const entry of pending.values()) {
+        if (entry.inHandshake) {
+          // The host has it: it answers as it would a frame.
+          entry.inHandshake = false;
+          entry.sent = true;
+          clearTimeout(entry.timer);
+        } else if (!entry.sent) send(entry);
+      }
     };
     ws.onmessage = (message) => onFrame(message.data);
     ws.onerror = () => {
@@ -89,6 +117,8 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
       socket = null;
       // Calls already on the wire may or may not have run; say so rather than replay them.
       for (const [id, entry] of pending) {
+        // Never opened: a read carried in the handshake is asked again on the next connection.
+        entry.inHandshake = false;
         if (!entry.sent) continue;
         pending.delete(id);
         clearTimeout(entry.timer);
@@ -125,7 +155,9 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     }
   };
 
-  connect();
+  queueMicrotask(() => {
+    if (!closedByUser) connect();
+  });
 
   return {
     get state() {
@@ -141,7 +173,13 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
             failure('disconnected', `Could not reach Drover for ${name} within ${Math.round(callTimeoutMs / 1000)} s`),
           );
         }, callTimeoutMs);
-        const entry: Pending = { frame: { t: 'call', id, name, input }, resolve, timer, sent: false };
+        const entry: Pending = {
+          frame: { t: 'call', id, name, input },
+          resolve,
+          timer,
+          sent: false,
+          inHandshake: false,
+        };
         pending.set(id, entry);
         send(entry);
       });

@@ -25,3 +25,28 @@ export type ServerFrame = z.infer<typeof ServerFrameSchema>;
 
 /** Path of the WebSocket endpoint on the host; the token travels as `?token=`. */
 export const WS_PATH = '/ws';
+
+/**
+ * Calls a client may carry in its handshake (`?calls=`, a JSON array of call frames) instead of
+ * sending them once the socket is open: the host runs them as the connection opens, and their
+ * answers are on the way before a busy page has even noticed the open (issue 18: opening a big
+ * session). Only the reads a page opens with: answering one twice (a handshake that failed after
+ * the host ran it, then the same call again) changes nothing. Anything else is refused.
+ */
+export const HANDSHAKE_CALLS: ReadonlySet<string> = new Set(['listSessions', 'listMessages', 'openTasks']);
+export const HANDSHAKE_MAX_CALLS = 4;
+/** The query parameter that carries them. */
+export const HANDSHAKE_PARAM = 'calls';
+
+export const HandshakeCallsSchema = z
+  .array(
+    CallFrameSchema.superRefine((frame, context) => {
+      if (HANDSHAKE_CALLS.has(frame.name)) return;
+      context.addIssue({
+        code: 'custom',
+        path: ['name'],
+        message: `${frame.name} may not be carried in the handshake (only ${[...HANDSHAKE_CALLS].join(', ')})`,
+      });
+    }),
+  )
+  .max(HANDSHAKE_MAX_CALLS);
