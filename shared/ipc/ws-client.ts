@@ -2,6 +2,7 @@ import { DroverError, type Result } from './errors.js';
 import {
   HANDSHAKE_CALLS,
   HANDSHAKE_MAX_CALLS,
+  HANDSHAKE_MAX_CHARS,
   HANDSHAKE_PARAM,
   ServerFrameSchema,
   type CallFrame,
@@ -82,12 +83,18 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
 
   /** The socket's address, with the waiting reads it can carry (marked as carried). */
   const handshakeUrl = (): string => {
-    const carried = [...pending.values()]
-      .filter((entry) => !entry.sent && HANDSHAKE_CALLS.has(entry.frame.name))
-      .slice(0, HANDSHAKE_MAX_CALLS);
+    const carried: Pending[] = [];
+    let calls = '';
+    for (const entry of pending.values()) {
+      if (entry.sent || !HANDSHAKE_CALLS.has(entry.frame.name) || carried.length === HANDSHAKE_MAX_CALLS) continue;
+      const more = encodeURIComponent(JSON.stringify([...carried, entry].map((each) => each.frame)));
+      // A long input (a huge id, say) waits for the open instead of making the request line long.
+      if (more.length > HANDSHAKE_MAX_CHARS) continue;
+      carried.push(entry);
+      calls = more;
+    }
     if (carried.length === 0) return options.url;
     for (const entry of carried) entry.inHandshake = true;
-    const calls = encodeURIComponent(JSON.stringify(carried.map((entry) => entry.frame)));
     return `${options.url}${options.url.includes('?') ? '&' : '?'}${HANDSHAKE_PARAM}=${calls}`;
   };
 

@@ -35,6 +35,8 @@ export const WS_PATH = '/ws';
  */
 export const HANDSHAKE_CALLS: ReadonlySet<string> = new Set(['listSessions', 'listMessages', 'openTasks']);
 export const HANDSHAKE_MAX_CALLS = 4;
+/** How long the carried calls may be, encoded: well inside what any HTTP server takes as a request line. */
+export const HANDSHAKE_MAX_CHARS = 2_048;
 /** The query parameter that carries them. */
 export const HANDSHAKE_PARAM = 'calls';
 

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createWsClient, type WebSocketLike } from '../../shared/ipc/ws-client.js';
-import { HANDSHAKE_PARAM } from '../../shared/ipc/ws-protocol.js';
+import { HANDSHAKE_MAX_CHARS, HANDSHAKE_PARAM } from '../../shared/ipc/ws-protocol.js';
 import { ContractWsServer } from '../../electron/ipc/ws-server.js';
 
 /**
@@ -102,6 +102,23 @@ describe('calls carried in the WebSocket handshake', () => {
     expect(new URL(served.upgrades[0]!, 'http://host').searchParams.get('token')).toBe('t');
     expect(served.frames).toEqual(['createSession']);
     expect(served.handled).toEqual(['listSessions', 'listMessages', 'openTasks', 'createSession']);
+  });
+
+  it('leaves a read too long for the handshake to go as a frame once the socket opens', async () => {
+    const served = await serve();
+    const client = createWsClient({ url: served.url, createSocket: recordingSocket(served) });
+    closers.push(() => client.close());
+    const long = 'x'.repeat(HANDSHAKE_MAX_CHARS);
+    const answers = await Promise.all([
+      client.call('listMessages', { sessionId: long, limit: 51 }),
+      client.call('listSessions', {}),
+    ]);
+    expect(answers).toEqual([
+      { ok: true, value: 'answered listMessages' },
+      { ok: true, value: 'answered listSessions' },
+    ]);
+    expect(carried(served.upgrades[0]!)).toEqual([{ t: 'call', id: 2, name: 'listSessions', input: {} }]);
+    expect(served.frames).toEqual(['listMessages']);
   });
 
   it('sends a call made once the socket is open as a frame, with no calls in a later handshake', async () => {
