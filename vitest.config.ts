@@ -43,7 +43,11 @@ export default defineConfig({
         },
       },
       {
-        plugins: [staticIcons(), svelte({ configFile: resolve(import.meta.dirname, 'renderer/svelte.config.js') }), svelteTesting()],
+        plugins: [
+          staticIcons(),
+          svelte({ configFile: resolve(import.meta.dirname, 'renderer/svelte.config.js') }),
+          svelteTesting(),
+        ],
         resolve: { alias: { '@shared': resolve(import.meta.dirname, 'shared') } },
         test: {
           name: 'renderer',
