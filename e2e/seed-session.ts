@@ -81,7 +81,7 @@ export function seedBigSession(
       transcript.insert({
         sessionId: SESSION,
         role,
-        text: role === 'tool' ? `npm run step -- ${i}` : `Message ${i}: ${'words of the conversation '.repeat(6)}`,
+        text: role === 'tool' ? `npm run step -- ${i}` : role === 'user' ? userText(i) : agentText(i),
         taskId: role === 'tool' ? ids[(i * 7) % ids.length]! : null,
         now: now - 50_000 + i,
       });
@@ -89,4 +89,19 @@ export function seedBigSession(
     transcript.insert({ sessionId: SESSION, role: 'assistant', text: LAST_TEXT, now });
   })();
   db.close();
+}
+
+/** What the person writes: plain sentences. */
+function userText(i: number): string {
+  return `Message ${i}: ${'words of the conversation '.repeat(6)}`;
+}
+
+/** What the agent answers: Markdown, as replies are (emphasis, code, a list, a link). */
+function agentText(i: number): string {
+  return [
+    `Message ${i}: the step **passed** after \`npm run step -- ${i}\`, and ${'words of the conversation '.repeat(3)}`,
+    '',
+    `- the build took *${i % 60} s*`,
+    `- see [the log](https://example.com/log/${i}) for the details`,
+  ].join('\n');
 }
