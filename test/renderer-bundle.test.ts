@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COMPILE_HINT } from '../electron.vite.config.js';
 
 /** The built renderer (`npm test` builds before it runs the tests). */
 const ASSETS = join('out', 'renderer', 'assets');
@@ -56,5 +57,21 @@ describe('the renderer bundle', () => {
           .map((name) => `${file}: ${name}`),
       );
     expect(reached).toEqual([]);
+  });
+
+  it('marks the scripts of the first load, and only those, to be compiled as they stream in', () => {
+    const page = readFileSync(join('out', 'renderer', 'index.html'), 'utf8');
+    // The entry's script tag and the app's modulepreload links: everything the page runs as it opens.
+    const firstLoad = [
+      ...page.matchAll(
+        /<(?:script type="module"|link rel="modulepreload")[^>]* (?:src|href)="\.\/assets\/([^"]+\.js)"/g,
+      ),
+    ].map((match) => match[1]!);
+    expect(firstLoad.length).toBeGreaterThanOrEqual(2);
+    const scripts = readdirSync(ASSETS).filter((file) => file.endsWith('.js'));
+    const hinted = scripts.filter((file) => readFileSync(join(ASSETS, file), 'utf8').startsWith(`${COMPILE_HINT}\n`));
+    expect(hinted.sort()).toEqual([...firstLoad].sort());
+    // The chunks loaded on demand (the terminal view, settings, the highlighter's grammars) stay lazy.
+    expect(scripts.some((file) => file.startsWith('TaskTerminal-') && !hinted.includes(file))).toBe(true);
   });
 });

@@ -6,6 +6,7 @@ import {
   HANDSHAKE_PARAM,
   HandshakeCallsSchema,
   type CallFrame,
+  type ResultFrame,
   type ServerFrame,
 } from '../../shared/ipc/ws-protocol.js';
 import { DroverError, invalidInput } from '../../shared/ipc/errors.js';
@@ -72,7 +73,7 @@ export class ContractWsServer {
     }
     const calls = HandshakeCallsSchema.safeParse(raw);
     if (calls.success) {
-      for (const frame of calls.data) void this.#run(socket, frame);
+      void this.#runCarried(socket, calls.data);
       return;
     }
     const error = invalidInput('handshake calls', calls.error).toJSON();
@@ -106,7 +107,17 @@ export class ContractWsServer {
     await this.#run(socket, frame.data);
   }
 
-  async #run(socket: WebSocket, { id, name, input }: CallFrame): Promise<void> {
+  async #run(socket: WebSocket, frame: CallFrame): Promise<void> {
+    this.#send(socket, await this.#answer(socket, frame));
+  }
+
+  /** The carried calls, run as the connection opens; their answers go together, in one frame. */
+  async #runCarried(socket: WebSocket, frames: CallFrame[]): Promise<void> {
+    const results = await Promise.all(frames.map((frame) => this.#answer(socket, frame)));
+    this.#send(socket, { t: 'results', results });
+  }
+
+  async #answer(socket: WebSocket, { id, name, input }: CallFrame): Promise<ResultFrame> {
     let result;
     try {
       result = await this.#queues.for(socket).run(() => this.#endpoint.handle(name, input));
@@ -114,12 +125,9 @@ export class ContractWsServer {
       if (!(error instanceof DroverError)) throw error;
       result = { ok: false as const, error: error.toJSON() };
     }
-    this.#send(
-      socket,
-      result.ok
-        ? { t: 'result', id, ok: true, value: result.value }
-        : { t: 'result', id, ok: false, error: result.error },
-    );
+    return result.ok
+      ? { t: 'result', id, ok: true, value: result.value }
+      : { t: 'result', id, ok: false, error: result.error };
   }
 
   #broadcast(frame: ServerFrame): void {

@@ -6,6 +6,7 @@ import {
   HANDSHAKE_PARAM,
   ServerFrameSchema,
   type CallFrame,
+  type ResultFrame,
 } from './ws-protocol.js';
 import type { ClientTransport, ConnectionState } from './transport.js';
 
@@ -154,12 +155,19 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     if (value.t === 'event') {
       for (const listener of eventListeners) listener(value.name, value.payload);
     } else if (value.t === 'result') {
-      const entry = pending.get(value.id);
-      if (!entry) return;
-      pending.delete(value.id);
-      clearTimeout(entry.timer);
-      entry.resolve(value.ok ? { ok: true, value: value.value } : { ok: false, error: value.error });
+      answer(value);
+    } else if (value.t === 'results') {
+      // The carried calls' answers, all settled in this one task: the page builds on them together.
+      value.results.forEach(answer);
     }
+  };
+
+  const answer = (result: ResultFrame) => {
+    const entry = pending.get(result.id);
+    if (!entry) return;
+    pending.delete(result.id);
+    clearTimeout(entry.timer);
+    entry.resolve(result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error });
   };
 
   queueMicrotask(() => {

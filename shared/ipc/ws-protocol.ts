@@ -15,12 +15,26 @@ export const ResultFrameSchema = z.union([
   z.object({ t: z.literal('result'), id: z.number(), ok: z.literal(false), error: IpcErrorSchema }),
 ]);
 
+export type ResultFrame = z.infer<typeof ResultFrameSchema>;
+
+/**
+ * The answers to the calls a client carried in its handshake, together in one frame, in the
+ * order they were carried: a page takes them in one task and builds its first screen once, where
+ * a frame each had it lay out and paint a half-built screen between them (issue 18).
+ */
+export const ResultsFrameSchema = z.object({ t: z.literal('results'), results: z.array(ResultFrameSchema) });
+
 export const EventFrameSchema = z.object({ t: z.literal('event'), name: z.string(), payload: z.unknown() });
 
 /** Sent when a frame cannot be read at all (not JSON, no id); the connection stays open. */
 export const ProtocolErrorFrameSchema = z.object({ t: z.literal('protocol_error'), error: IpcErrorSchema });
 
-export const ServerFrameSchema = z.union([ResultFrameSchema, EventFrameSchema, ProtocolErrorFrameSchema]);
+export const ServerFrameSchema = z.union([
+  ResultFrameSchema,
+  ResultsFrameSchema,
+  EventFrameSchema,
+  ProtocolErrorFrameSchema,
+]);
 export type ServerFrame = z.infer<typeof ServerFrameSchema>;
 
 /** Path of the WebSocket endpoint on the host; the token travels as `?token=`. */

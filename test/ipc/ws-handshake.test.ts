@@ -169,6 +169,28 @@ describe('calls carried in the WebSocket handshake', () => {
     return { frames, handled: served.handled };
   }
 
+  it('answers the carried calls together, in one frame, in the order they were carried', async () => {
+    const { frames, handled } = await handshakeWith(
+      JSON.stringify([
+        { t: 'call', id: 4, name: 'listSessions', input: {} },
+        { t: 'call', id: 5, name: 'listMessages', input: { sessionId: 's1', limit: 21 } },
+        { t: 'call', id: 6, name: 'openTasks', input: { sessionId: 's1', filter: 'all', limit: 50 } },
+      ]),
+    );
+    expect(handled).toEqual(['listSessions', 'listMessages', 'openTasks']);
+    // One frame: the page settles all three in one task and builds its first screen once.
+    expect(frames).toEqual([
+      {
+        t: 'results',
+        results: [
+          { t: 'result', id: 4, ok: true, value: 'answered listSessions' },
+          { t: 'result', id: 5, ok: true, value: 'answered listMessages' },
+          { t: 'result', id: 6, ok: true, value: 'answered openTasks' },
+        ],
+      },
+    ]);
+  });
+
   it('refuses a carried call that is not an opening read, answering its id and running nothing', async () => {
     const { frames, handled } = await handshakeWith(
       JSON.stringify([
