@@ -77,6 +77,16 @@ test('a Markdown reply shows formatted and highlighted, runs no script, loads no
   await expect(page.locator('[data-testid="transcript"] img, [data-testid="transcript"] script')).toHaveCount(0);
   expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
   await shoot(page, testInfo, 'markdown-reply');
+
+  // Reloaded, the settled reply comes rendered by the host (the page renders only one still
+  // arriving): it shows exactly as the page rendered it, as safely.
+  const live = await reply.innerHTML();
+  await page.reload();
+  const stored = page.getByTestId('assistant-text').last();
+  await expect(stored.locator('pre code .hl-token-keyword').first()).toHaveText('export');
+  expect(await stored.innerHTML()).toBe(live);
+  await expect(page.locator('[data-testid="transcript"] img, [data-testid="transcript"] script')).toHaveCount(0);
+  expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
 });
 
 test('the sent text leaves the composer at Enter: what is typed next is a new draft, sent once', async ({

@@ -88,6 +88,15 @@ describe("the page's first screen", () => {
     expect(modules.has('renderer/src/components/settings/SettingsView.svelte')).toBe(false);
   });
 
+  it('loads no Markdown parser: replies come rendered from the host, and the page’s own renderer is loaded on demand', () => {
+    expect(modules.has('renderer/src/components/session/Markdown.svelte')).toBe(true);
+    expect([...modules].filter(([, packages]) => packages.includes('marked')).map(([file]) => file)).toEqual([]);
+    expect(modules.has('shared/domain/markdown.ts')).toBe(false);
+    expect(modules.has('renderer/src/lib/markdown-source.ts')).toBe(false);
+    // The walk would see it: the renderer imports marked through the shared module.
+    expect(runtimeImports('shared/domain/markdown.ts')).toContain('marked');
+  });
+
   it('would notice a schema module coming back (the walk follows @shared imports into shared/schemas)', () => {
     expect(runtimeImports('shared/schemas/task-page.ts')).toContain('zod');
     expect(resolveModule('renderer/src/lib/tasks.ts', '@shared/schemas/task.js')).toBe('shared/schemas/task.ts');

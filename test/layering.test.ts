@@ -6,10 +6,11 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '..');
 const NODE_BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 /**
- * Modules a file in shared/ may import: the schema library, and safe-regex2 (plain JavaScript that
- * only reads a pattern, for the readiness check's schema), nothing host-specific.
+ * Modules a file in shared/ may import: the schema library, safe-regex2 (plain JavaScript that
+ * only reads a pattern, for the readiness check's schema) and marked (plain JavaScript, strings in
+ * and out: the host and the page render replies' Markdown with it), nothing host-specific.
  */
-const SHARED_ALLOWED_PACKAGES = new Set(['zod', 'safe-regex2']);
+const SHARED_ALLOWED_PACKAGES = new Set(['zod', 'safe-regex2', 'marked']);
 /** The only files outside electron/app/ that may import 'electron': the two Electron entries. */
 const ELECTRON_ENTRIES = new Set(['electron/main.ts', 'electron/preload.ts']);
 

@@ -12,6 +12,7 @@ import { detectOllama } from '../agent/providers.js';
 import { scanLog, searchLog } from '../pool/log-search.js';
 import { readLogRange } from '../pool/task-log.js';
 import { RenderedOutputs } from '../pool/output-cache.js';
+import { RenderedReplies } from '../sessions/rendered-replies.js';
 import { isSettled, type TaskRow } from '../../shared/schemas/task.js';
 import type { AgentDefinition, AgentDefinitionProblem, AgentRun } from '../../shared/schemas/subagent.js';
 import { stat } from 'node:fs/promises';
@@ -78,6 +79,9 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
     );
     return outputs.read(`${task.sessionId}/${task.id}/${tail ?? 'all'}/${size}`, render);
   };
+  // Replies go out rendered, so a page opening a session needs no Markdown parser of its own first (issue 18).
+  const replies = new RenderedReplies();
+  setImmediate(() => replies.warmUp());
   const runOf = (task: TaskRow) => (task.kind === 'agent' ? d.agentRun(task) : Promise.resolve(null));
   return {
     ...watchHandlers({
@@ -123,7 +127,7 @@ export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
       await rm(join(d.dataDir, 'sessions', id), { recursive: true, force: true });
       return deleted;
     },
-    listMessages: ({ sessionId, beforeId, limit }) => sessions.messages(sessionId, { beforeId, limit }),
+    listMessages: ({ sessionId, beforeId, limit }) => replies.attach(sessions.messages(sessionId, { beforeId, limit })),
     postMessage: ({ sessionId, text }) => agent.submit(sessionId, text).message,
     cancelTurn: ({ sessionId }) => {
       requireSession(sessionId);

@@ -4,6 +4,7 @@ import { IdSchema, TimestampSchema } from './session.js';
 import { TaskOutputSchema, TaskStatusSchema } from './task.js';
 
 import { MESSAGE_TEXT_MAX } from '../domain/limits.js';
+import { MARKER_PATTERN } from '../domain/markdown-marker.js';
 
 export { MESSAGE_TEXT_MAX };
 
@@ -103,6 +104,17 @@ export const MessageScheduleSchema = z.object({
 });
 export type MessageSchedule = z.infer<typeof MessageScheduleSchema>;
 
+/**
+ * An assistant reply's Markdown as the host rendered it (shared/domain/markdown.ts): HTML per
+ * block, untrusted until the page sanitises it. Only in listMessages' answers, and only for
+ * replies that are not still arriving; a message without it is rendered by the page.
+ */
+export const RenderedMarkdownSchema = z.object({
+  marker: z.string().regex(MARKER_PATTERN),
+  blocks: z.array(z.object({ source: z.string(), html: z.string() })),
+  languages: z.array(z.string()),
+});
+
 export const MessageSchema = z.object({
   id: z.number().int().positive(),
   sessionId: IdSchema,
@@ -126,6 +138,7 @@ export const MessageSchema = z.object({
   /** The schedule or loop that sent this message, or null. */
   schedule: MessageScheduleSchema.nullable(),
   createdAt: TimestampSchema,
+  rendered: RenderedMarkdownSchema.optional(),
 });
 export type Message = z.infer<typeof MessageSchema>;
 

@@ -1,6 +1,9 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { codeLanguages, markdownBlocks, renderMarkdown } from './markdown.js';
+import { renderMarkdown, renderSource } from './markdown-source.js';
+import { renderHtmlBlock } from './markdown.js';
+import { renderMarkdownHtml } from '@shared/domain/markdown.js';
+import { newMarker } from '@shared/domain/markdown-marker.js';
 import { loadHighlighter } from './highlight.js';
 
 function html(text: string): HTMLElement {
@@ -96,8 +99,9 @@ describe('rendering the model’s Markdown', () => {
   });
 
   it('cuts a reply into blocks, so a streaming one changes only its last', () => {
-    const first = markdownBlocks('Para one.\n\n- a\n- b\n\n```ts\nlet');
-    const later = markdownBlocks('Para one.\n\n- a\n- b\n\n```ts\nlet y = 2;\n```');
+    const blocks = (text: string) => renderSource(text).blocks.map((block) => block.source);
+    const first = blocks('Para one.\n\n- a\n- b\n\n```ts\nlet');
+    const later = blocks('Para one.\n\n- a\n- b\n\n```ts\nlet y = 2;\n```');
     expect(first).toHaveLength(3);
     expect(later.slice(0, 2)).toEqual(first.slice(0, 2));
     // An unclosed fence is a code block so far.
@@ -105,7 +109,7 @@ describe('rendering the model’s Markdown', () => {
   });
 
   it('names the languages of its code blocks', () => {
-    expect(codeLanguages('```ts\na\n```\n\n```Python extra\nb\n```\n\n```\nc\n```')).toEqual(['ts', 'python']);
+    expect(renderSource('```ts\na\n```\n\n```Python extra\nb\n```\n\n```\nc\n```').languages).toEqual(['ts', 'python']);
   });
 
   it('highlights known languages with classes (no inline style), and leaves others plain', async () => {
@@ -119,5 +123,27 @@ describe('rendering the model’s Markdown', () => {
     expect(root.querySelectorAll('[style]')).toHaveLength(0);
     expect(other!.children).toHaveLength(0);
     expect(other!.textContent).toBe('+++\n');
+  });
+
+  it('shows what the host rendered with its own marker as the page would, and decodes no other marker', () => {
+    const text = 'a\u001b b \u202e c `code\u0007`';
+    const page = html(text);
+    const marker = newMarker();
+    const host = renderMarkdownHtml(text, marker);
+    const root = document.createElement('div');
+    for (const block of host.blocks) root.append(renderHtmlBlock(block.html, host.marker, null));
+    expect(root.innerHTML).toBe(page.innerHTML);
+    expect(
+      [...root.querySelectorAll('[data-testid="escape-token"]')].map((chip) => chip.getAttribute('data-code')),
+    ).toEqual(['27', '8238', '7']);
+    // The same HTML read with another marker: the sequences are not tokens of ours, and show as what they are.
+    const other = document.createElement('div');
+    for (const block of host.blocks) other.append(renderHtmlBlock(block.html, newMarker(), null));
+    expect(other.textContent).toContain(marker);
+    expect(other.querySelectorAll('[data-code="27"]')).toHaveLength(0);
+    // Nor does a marker that is not one: it never reaches a regular expression.
+    const bogus = document.createElement('div');
+    for (const block of host.blocks) bogus.append(renderHtmlBlock(block.html, '.*', null));
+    expect(bogus.querySelectorAll('[data-code="27"]')).toHaveLength(0);
   });
 });

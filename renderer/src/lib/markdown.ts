@@ -1,14 +1,19 @@
-import { Marked, type Tokens } from 'marked';
 import DOMPurify from 'dompurify';
 import { characterName, commandTokens } from '@shared/domain/commands.js';
+import {
+  MARKER_PATTERN,
+  newMarker,
+  SPECIAL_CLOSE as CLOSE,
+  SPECIAL_OPEN as OPEN,
+} from '@shared/domain/markdown-marker.js';
 
 /**
- * The model's replies as Markdown, made safe: marked turns the text into HTML, DOMPurify keeps an
+ * The model's replies made safe: the HTML that marked made of them (shared/domain/markdown.ts, on
+ * the host for the replies it lists, on the page for one still arriving) goes through DOMPurify's
  * allow-list of tags and attributes, and a last pass over the DOM makes the links and the text honest.
+ * This module never loads marked: a page renders the replies the host sent before it has any.
  *
- * - No raw HTML from the model: marked's `html` tokens are shown as the text the model wrote.
- * - No images: an image would be fetched from a server the model chose, telling it that (and
- *   whatever the model put in its address) the moment the reply shows. It becomes a link instead.
+ * - No raw HTML from the model, no images (see shared/domain/markdown.ts).
  * - Links: http(s) and mailto only, opening outside the page (`target="_blank"`, no opener, no
  *   referrer); anything else is plain text.
  * - Control and bidi characters show as tokens, as `CommandText`'s `prose` mode shows them.
@@ -19,6 +24,9 @@ export interface Highlighter {
   /** Lines of tokens with their class names, or null when the language is not loaded (plain text then). */
   (code: string, language: string): { text: string; className: string }[][] | null;
 }
+
+/** The marker of the replies this page renders itself; the host's comes with the replies it rendered. */
+export const PAGE_MARKER = newMarker();
 
 const ALLOWED_TAGS = [
   'p',
@@ -52,71 +60,28 @@ const ALLOWED_ATTR = ['href', 'align', 'start', 'class', 'type', 'checked', 'dis
 const SAFE_URL = /^(?:https?:|mailto:)/i;
 const LANGUAGE_CLASS = /^language-[\w+#.-]{1,32}$/;
 
-/**
- * Control and bidi characters survive neither marked (CR becomes LF) nor the HTML parser (NUL is
- * dropped), so they cross as `\uFDD0<nonce><hex>\uFDD1` and turn into tokens at the end. The nonce
- * is random per page, so a reply cannot forge a token by writing the sequence itself.
- */
-const NONCE = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
-const OPEN = '\uFDD0';
-const CLOSE = '\uFDD1';
-const ENCODED = new RegExp(`${OPEN}${NONCE}([0-9a-f]{1,6})${CLOSE}`, 'g');
 /** What becomes a token in the DOM: prose's characters, and the two markers wherever they did not come from us. */
 const RAW_SPECIAL = /[\uFDD0\uFDD1]/;
+const encodedPatterns = new Map<string, RegExp>();
 
-function encodeSpecials(text: string): string {
-  let out = '';
-  for (const token of commandTokens(text, 'prose')) {
-    if ('text' in token) out += token.text.replace(/[\uFDD0\uFDD1]/g, (c) => encodeCode(c.charCodeAt(0)));
-    else out += encodeCode(token.code);
+/** The encoded characters of `marker`'s rendering. */
+function encodedPattern(marker: string): RegExp {
+  let pattern = encodedPatterns.get(marker);
+  if (!pattern) {
+    // A marker that is not one (never from our host) decodes nothing: its sequences show as what they are.
+    pattern = MARKER_PATTERN.test(marker) ? new RegExp(`${OPEN}${marker}([0-9a-f]{1,6})${CLOSE}`, 'g') : /(?!)/g;
+    encodedPatterns.set(marker, pattern);
   }
-  return out;
-}
-
-function encodeCode(code: number): string {
-  return `${OPEN}${NONCE}${code.toString(16)}${CLOSE}`;
+  return pattern;
 }
 
 /** The text as the model wrote it, markers turned back into their characters (for the highlighter). */
-function decodeSpecials(text: string): string {
-  return text.replace(ENCODED, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)));
+function decodeSpecials(text: string, marker: string): string {
+  return text.replace(encodedPattern(marker), (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)));
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-const marked = new Marked({
-  gfm: true,
-  // A single line break stays a line break, as in the plain text the replies used to be.
-  breaks: true,
-  renderer: {
-    html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHtml(text),
-    image: ({ href, text }: Tokens.Image) =>
-      SAFE_URL.test(href) ? `<a href="${escapeHtml(href)}">image: ${escapeHtml(text)}</a>` : escapeHtml(text),
-  },
-});
-
-/** The reply cut into its top-level blocks, each rendered on its own (a streaming reply re-renders its last). */
-export function markdownBlocks(text: string): string[] {
-  return marked
-    .lexer(encodeSpecials(text))
-    .filter((token) => token.type !== 'space')
-    .map((token) => token.raw);
-}
-
-/** Which code block languages a reply uses (fence info words, lower-cased). */
-export function codeLanguages(text: string): string[] {
-  const languages = new Set<string>();
-  marked.walkTokens(marked.lexer(text), (token) => {
-    if (token.type === 'code' && token.lang) languages.add(token.lang.split(/\s/)[0]!.toLowerCase());
-  });
-  return [...languages];
-}
-
-/** One block (from `markdownBlocks`) as a safe fragment. */
-export function renderBlock(block: string, highlight: Highlighter | null = null): DocumentFragment {
-  const html = marked.parse(block, { async: false });
+/** One block's HTML (from shared/domain/markdown.ts, rendered with `marker`) as a safe fragment. */
+export function renderHtmlBlock(html: string, marker: string, highlight: Highlighter | null = null): DocumentFragment {
   const fragment = DOMPurify.sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR,
@@ -126,15 +91,8 @@ export function renderBlock(block: string, highlight: Highlighter | null = null)
     RETURN_DOM_FRAGMENT: true,
   });
   for (const element of fragment.querySelectorAll('*')) tidyElement(element);
-  for (const code of fragment.querySelectorAll('pre > code')) highlightBlock(code, highlight);
-  showSpecials(fragment);
-  return fragment;
-}
-
-/** The whole reply at once (tests, and any reply that is not streaming). */
-export function renderMarkdown(text: string, highlight: Highlighter | null = null): DocumentFragment {
-  const fragment = document.createDocumentFragment();
-  for (const block of markdownBlocks(text)) fragment.append(renderBlock(block, highlight));
+  for (const code of fragment.querySelectorAll('pre > code')) highlightBlock(code, highlight, marker);
+  showSpecials(fragment, marker);
   return fragment;
 }
 
@@ -167,9 +125,9 @@ function isSafeUrl(href: string): boolean {
   }
 }
 
-function highlightBlock(code: Element, highlight: Highlighter | null): void {
+function highlightBlock(code: Element, highlight: Highlighter | null, marker: string): void {
   const language = /^language-(.+)$/.exec(code.getAttribute('class') ?? '')?.[1]?.toLowerCase();
-  const lines = highlight && language ? highlight(decodeSpecials(code.textContent ?? ''), language) : null;
+  const lines = highlight && language ? highlight(decodeSpecials(code.textContent ?? '', marker), language) : null;
   if (!lines) return;
   const document = code.ownerDocument;
   code.replaceChildren();
@@ -186,7 +144,7 @@ function highlightBlock(code: Element, highlight: Highlighter | null): void {
 }
 
 /** Every text node: encoded markers and raw control, bidi or marker characters become tokens. */
-function showSpecials(root: DocumentFragment): void {
+function showSpecials(root: DocumentFragment, marker: string): void {
   const document = root.ownerDocument;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const nodes: Text[] = [];
@@ -196,7 +154,7 @@ function showSpecials(root: DocumentFragment): void {
     if (!text.includes(OPEN) && !RAW_SPECIAL.test(text) && commandTokens(text, 'prose').every((t) => 'text' in t))
       continue;
     const parts: Node[] = [];
-    for (const token of commandTokens(decodeSpecials(text), 'prose')) {
+    for (const token of commandTokens(decodeSpecials(text, marker), 'prose')) {
       if ('text' in token) {
         // Markers that were not ours (a reply wrote them as entities) are shown as what they are.
         for (const piece of token.text.split(/([\uFDD0\uFDD1])/)) {
