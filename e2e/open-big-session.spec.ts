@@ -22,6 +22,16 @@ base(
       const transcript = page.getByTestId('transcript');
       await expect(transcript.locator('li').last()).toContainText(LAST);
       await expect(page.getByTestId('finished-toggle')).toContainText('Finished 3000');
+      // Opened on the tasks panel, the panel's heading has the focus (given in the frame after the
+      // view is built), and the composer's own focus at opening did not take it back.
+      await expect(page.getByTestId('tasks-panel').locator('h2')).toBeFocused();
+      // Opened on the transcript alone, the composer has it.
+      await page.goto('about:blank');
+      await page.goto(`${host.url}#/s/bigsession`);
+      await expect(page.getByTestId('composer-input')).toBeFocused();
+      await page.goto(`${host.url}#/s/bigsession/tasks`);
+      await expect(page.getByTestId('tasks-panel').locator('h2')).toBeFocused();
+      await expect(transcript.locator('li').last()).toContainText(LAST);
       const heldAtOpen = await transcript.locator(':scope > ol > li').count();
       expect(heldAtOpen).toBeLessThan(600);
 
