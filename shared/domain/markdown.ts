@@ -21,7 +21,8 @@ import { MARKER_PATTERN, SPECIAL_CLOSE, SPECIAL_OPEN } from './markdown-marker.j
 export interface RenderedMarkdown {
   /** The marker its control and bidi characters cross in (markdown-marker.ts). */
   marker: string;
-  blocks: { source: string; html: string }[];
+  /** Each top-level block's HTML, in order. */
+  blocks: string[];
   /** Code block languages (fence info words, lower-cased), for the highlighter. */
   languages: string[];
 }
@@ -59,7 +60,7 @@ export function renderMarkdownHtml(text: string, marker: string): RenderedMarkdo
   const blocks = marked
     .lexer(encodeSpecials(text, marker))
     .filter((token) => token.type !== 'space')
-    .map((token) => ({ source: token.raw, html: marked.parse(token.raw, { async: false }) }));
+    .map((token) => marked.parse(token.raw, { async: false }));
   const languages = new Set<string>();
   marked.walkTokens(marked.lexer(text), (token) => {
     if (token.type === 'code' && token.lang) languages.add(token.lang.split(/\s/)[0]!.toLowerCase());

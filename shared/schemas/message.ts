@@ -111,7 +111,7 @@ export type MessageSchedule = z.infer<typeof MessageScheduleSchema>;
  */
 export const RenderedMarkdownSchema = z.object({
   marker: z.string().regex(MARKER_PATTERN),
-  blocks: z.array(z.object({ source: z.string(), html: z.string() })),
+  blocks: z.array(z.string()),
   languages: z.array(z.string()),
 });
 

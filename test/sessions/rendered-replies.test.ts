@@ -5,7 +5,7 @@ import { contract } from '../../shared/contract.js';
 import { EventBus } from '../../electron/core/event-bus.js';
 import { openDatabase } from '../../electron/store/database.js';
 import { SessionsService } from '../../electron/sessions/sessions-service.js';
-import { RenderedReplies } from '../../electron/sessions/rendered-replies.js';
+import { RENDERED_PER_ANSWER, RenderedReplies } from '../../electron/sessions/rendered-replies.js';
 import { MARKER_PATTERN } from '../../shared/domain/markdown-marker.js';
 
 function transcript() {
@@ -29,7 +29,7 @@ describe('replies as the host renders them', () => {
     expect(streaming!.rendered).toBeUndefined();
     const rendered = reply!.rendered!;
     expect(rendered.marker).toMatch(MARKER_PATTERN);
-    expect(rendered.blocks.map((block) => block.html)).toEqual([
+    expect(rendered.blocks).toEqual([
       '<p>It <em>is</em>:</p>\n',
       '<pre><code class="language-ts">let a\n</code></pre>\n',
       // The bell crosses as the host's marker; the page makes it a token.
@@ -48,7 +48,7 @@ describe('replies as the host renders them', () => {
     service.update(reply.id, { text: 'Now *different*.' });
     const changed = replies.attach(service.messages(id))[1]!.rendered!;
     expect(changed).not.toBe(first);
-    expect(changed.blocks.map((block) => block.html)).toEqual(['<p>Now <em>different</em>.</p>\n']);
+    expect(changed.blocks).toEqual(['<p>Now <em>different</em>.</p>\n']);
     expect(changed.marker).toBe(first!.marker);
   });
 
@@ -58,5 +58,42 @@ describe('replies as the host renders them', () => {
       Array.from({ length: 5 }, () => new RenderedReplies().attach(service.messages(id))[1]!.rendered!.marker),
     );
     expect(markers.size).toBe(5);
+  });
+
+  it('renders only the newest replies of a long answer, so a whole transcript asked at once stays quick', () => {
+    const service = new SessionsService(openDatabase(':memory:'), new EventBus(contract));
+    const { id } = service.create('long');
+    for (let i = 0; i < RENDERED_PER_ANSWER + 10; i++) {
+      service.append({ sessionId: id, role: 'user', text: `question ${i}` });
+      service.append({ sessionId: id, role: 'assistant', text: `answer *${i}*` });
+    }
+    const replies = new RenderedReplies()
+      .attach(service.messages(id))
+      .filter((message) => message.role === 'assistant');
+    expect(replies.filter((reply) => reply.rendered).map((reply) => reply.text)).toEqual(
+      Array.from({ length: RENDERED_PER_ANSWER }, (_, i) => `answer *${i + 10}*`),
+    );
+    expect(replies.slice(0, 10).every((reply) => reply.rendered === undefined)).toBe(true);
+  });
+
+  it('keeps renderings within its budget, dropping the one used longest ago', () => {
+    const service = new SessionsService(openDatabase(':memory:'), new EventBus(contract));
+    const { id } = service.create('budget');
+    const [a, b, c] = ['first *reply*', 'second *reply*', 'third *reply*'].map(
+      (text) => service.append({ sessionId: id, role: 'assistant', text }).id,
+    );
+    // Room for two renderings (each weighs its text and its HTML, about 42 characters), not three.
+    const replies = new RenderedReplies({ cacheChars: 100 });
+    const rendered = (messageId: number) =>
+      replies.attach(service.messages(id).filter((message) => message.id === messageId))[0]!.rendered;
+    const ra = rendered(a!);
+    const rb = rendered(b!);
+    expect(rendered(a!)).toBe(ra);
+    // a was used after b: b goes to make room for c.
+    rendered(c!);
+    expect(rendered(a!)).toBe(ra);
+    const again = rendered(b!);
+    expect(again).not.toBe(rb);
+    expect(again).toEqual(rb);
   });
 });

@@ -14,6 +14,6 @@ export function renderSource(text: string): RenderedMarkdown {
 export function renderMarkdown(text: string, highlight: Highlighter | null = null): DocumentFragment {
   const rendered = renderSource(text);
   const fragment = document.createDocumentFragment();
-  for (const block of rendered.blocks) fragment.append(renderHtmlBlock(block.html, rendered.marker, highlight));
+  for (const block of rendered.blocks) fragment.append(renderHtmlBlock(block, rendered.marker, highlight));
   return fragment;
 }

@@ -99,7 +99,7 @@ describe('rendering the model’s Markdown', () => {
   });
 
   it('cuts a reply into blocks, so a streaming one changes only its last', () => {
-    const blocks = (text: string) => renderSource(text).blocks.map((block) => block.source);
+    const blocks = (text: string) => renderSource(text).blocks;
     const first = blocks('Para one.\n\n- a\n- b\n\n```ts\nlet');
     const later = blocks('Para one.\n\n- a\n- b\n\n```ts\nlet y = 2;\n```');
     expect(first).toHaveLength(3);
@@ -131,19 +131,19 @@ describe('rendering the model’s Markdown', () => {
     const marker = newMarker();
     const host = renderMarkdownHtml(text, marker);
     const root = document.createElement('div');
-    for (const block of host.blocks) root.append(renderHtmlBlock(block.html, host.marker, null));
+    for (const block of host.blocks) root.append(renderHtmlBlock(block, host.marker, null));
     expect(root.innerHTML).toBe(page.innerHTML);
     expect(
       [...root.querySelectorAll('[data-testid="escape-token"]')].map((chip) => chip.getAttribute('data-code')),
     ).toEqual(['27', '8238', '7']);
     // The same HTML read with another marker: the sequences are not tokens of ours, and show as what they are.
     const other = document.createElement('div');
-    for (const block of host.blocks) other.append(renderHtmlBlock(block.html, newMarker(), null));
+    for (const block of host.blocks) other.append(renderHtmlBlock(block, newMarker(), null));
     expect(other.textContent).toContain(marker);
     expect(other.querySelectorAll('[data-code="27"]')).toHaveLength(0);
     // Nor does a marker that is not one: it never reaches a regular expression.
     const bogus = document.createElement('div');
-    for (const block of host.blocks) bogus.append(renderHtmlBlock(block.html, '.*', null));
+    for (const block of host.blocks) bogus.append(renderHtmlBlock(block, '.*', null));
     expect(bogus.querySelectorAll('[data-code="27"]')).toHaveLength(0);
   });
 });
