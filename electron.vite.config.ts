@@ -82,9 +82,10 @@ function preloadApp(entry: string): Plugin {
  * V8's explicit compile hint (Chromium 136 and newer; Electron 45 has 142): a script whose first
  * line is this comment has all its functions compiled while it streams in, on a background
  * thread, instead of each one on the page's main thread the first time it runs. Every function
- * of the first-load scripts runs as the page opens, so that is work moved off the main thread;
- * on this machine a cold open of a big session took 30 to 100 ms less (issue 18). The chunks
- * loaded on demand stay lazy: most of their functions may never run.
+ * of the first-load scripts runs as the page opens, so that is work moved off the main thread
+ * (issue 18; on a 2-core machine, where that thread competes with the page's, the gain measured
+ * here was within the noise). The chunks loaded on demand stay lazy: most of their functions may
+ * never run.
  */
 export const COMPILE_HINT = '//# allFunctionsCalledOnLoad';
 

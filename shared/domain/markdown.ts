@@ -54,15 +54,23 @@ function encodeSpecials(text: string, marker: string): string {
   return out;
 }
 
-/** `text` (a reply, as the model wrote it) as HTML blocks; `marker` from newMarker (markdown-marker.ts). */
-export function renderMarkdownHtml(text: string, marker: string): RenderedMarkdown {
+/**
+ * `text` (a reply, as the model wrote it) as HTML blocks; `marker` from newMarker
+ * (markdown-marker.ts). `known`, when given, holds the HTML of an earlier rendering's blocks by
+ * their source: a block found there is not parsed again (a streaming reply changes only its last),
+ * and it is left holding this rendering's blocks.
+ */
+export function renderMarkdownHtml(text: string, marker: string, known?: Map<string, string>): RenderedMarkdown {
   if (!MARKER_PATTERN.test(marker)) throw new Error('a Markdown marker is 12 hexadecimal digits');
-  const blocks = marked
-    .lexer(encodeSpecials(text, marker))
-    .filter((token) => token.type !== 'space')
-    .map((token) => marked.parse(token.raw, { async: false }));
+  const tokens = marked.lexer(encodeSpecials(text, marker));
+  const sources = tokens.filter((token) => token.type !== 'space').map((token) => token.raw);
+  const blocks = sources.map((source) => known?.get(source) ?? marked.parse(source, { async: false }));
+  if (known) {
+    known.clear();
+    sources.forEach((source, index) => known.set(source, blocks[index]!));
+  }
   const languages = new Set<string>();
-  marked.walkTokens(marked.lexer(text), (token) => {
+  marked.walkTokens(tokens, (token) => {
     if (token.type === 'code' && token.lang) languages.add(token.lang.split(/\s/)[0]!.toLowerCase());
   });
   return { marker, blocks, languages: [...languages] };

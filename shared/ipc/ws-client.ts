@@ -39,9 +39,11 @@ interface Pending {
   resolve: (result: Result<unknown>) => void;
   /** Runs only until the call is on the wire; after that a drop of the socket is what fails it. */
   timer: ReturnType<typeof setTimeout>;
-  sent: boolean;
-  /** Carried in the handshake of the socket now connecting: on the wire once it opens, else asked again. */
-  inHandshake: boolean;
+  /**
+   * `waiting` for an open socket; `carried` in the handshake of the socket now connecting (on the
+   * wire once it opens, waiting again if it never does); `sent`.
+   */
+  stage: 'waiting' | 'carried' | 'sent';
 }
 
 export interface WsClientTransport extends ClientTransport {
@@ -76,7 +78,7 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
   const send = (entry: Pending) => {
     if (socket && socket.readyState === OPEN) {
       socket.send(JSON.stringify(entry.frame));
-      entry.sent = true;
+      entry.stage = 'sent';
       // Some calls legitimately take long (a foreground shell line waits up to its handover); the answer always comes or the socket drops.
       clearTimeout(entry.timer);
     }
@@ -87,7 +89,8 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     const carried: Pending[] = [];
     let calls = '';
     for (const entry of pending.values()) {
-      if (entry.sent || !HANDSHAKE_CALLS.has(entry.frame.name) || carried.length === HANDSHAKE_MAX_CALLS) continue;
+      if (entry.stage !== 'waiting' || !HANDSHAKE_CALLS.has(entry.frame.name) || carried.length === HANDSHAKE_MAX_CALLS)
+        continue;
       const more = encodeURIComponent(JSON.stringify([...carried, entry].map((each) => each.frame)));
       // A long input (a huge id, say) waits for the open instead of making the request line long.
       if (more.length > HANDSHAKE_MAX_CHARS) continue;
@@ -95,7 +98,7 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
       calls = more;
     }
     if (carried.length === 0) return options.url;
-    for (const entry of carried) entry.inHandshake = true;
+    for (const entry of carried) entry.stage = 'carried';
     return `${options.url}${options.url.includes('?') ? '&' : '?'}${HANDSHAKE_PARAM}=${calls}`;
   };
 
@@ -108,12 +111,11 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
       delay = RECONNECT_FIRST_DELAY_MS;
       setState('open');
       for (const entry of pending.values()) {
-        if (entry.inHandshake) {
+        if (entry.stage === 'carried') {
           // The host has it: it answers as it would a frame.
-          entry.inHandshake = false;
-          entry.sent = true;
+          entry.stage = 'sent';
           clearTimeout(entry.timer);
-        } else if (!entry.sent) send(entry);
+        } else if (entry.stage === 'waiting') send(entry);
       }
     };
     ws.onmessage = (message) => onFrame(message.data);
@@ -126,8 +128,8 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
       // Calls already on the wire may or may not have run; say so rather than replay them.
       for (const [id, entry] of pending) {
         // Never opened: a read carried in the handshake is asked again on the next connection.
-        entry.inHandshake = false;
-        if (!entry.sent) continue;
+        if (entry.stage === 'carried') entry.stage = 'waiting';
+        if (entry.stage === 'waiting') continue;
         pending.delete(id);
         clearTimeout(entry.timer);
         entry.resolve(failure('disconnected', 'The connection to Drover dropped before it answered'));
@@ -192,8 +194,7 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
           frame: { t: 'call', id, name, input },
           resolve,
           timer,
-          sent: false,
-          inHandshake: false,
+          stage: 'waiting',
         };
         pending.set(id, entry);
         send(entry);

@@ -4,10 +4,11 @@ import { PAGE_MARKER, renderHtmlBlock, type Highlighter } from './markdown.js';
 /**
  * The page's own Markdown renderer (marked): for a reply still arriving, or one the host did not
  * render. Loaded on demand (Markdown.svelte imports it when it first needs it), never before the
- * first screen: marked's grammar is about 50 ms of a cold page's time (issue 18).
+ * first screen: marked's grammar is about 50 ms of a cold page's time (issue 18). `known`: see
+ * renderMarkdownHtml (a streaming reply parses only the block still arriving).
  */
-export function renderSource(text: string): RenderedMarkdown {
-  return renderMarkdownHtml(text, PAGE_MARKER);
+export function renderSource(text: string, known?: Map<string, string>): RenderedMarkdown {
+  return renderMarkdownHtml(text, PAGE_MARKER, known);
 }
 
 /** The whole reply at once, as the page shows it. */

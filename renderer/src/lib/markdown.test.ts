@@ -146,4 +146,16 @@ describe('rendering the model’s Markdown', () => {
     for (const block of host.blocks) bogus.append(renderHtmlBlock(block, '.*', null));
     expect(bogus.querySelectorAll('[data-code="27"]')).toHaveLength(0);
   });
+
+  it('parses again only the blocks it has not rendered before, given the last rendering', () => {
+    const known = new Map<string, string>();
+    renderSource('Para one.\n\n- a\n- b', known);
+    expect([...known.keys()]).toEqual(['Para one.', '- a\n- b']);
+    // A block already rendered is taken from `known`, not parsed again (a marked-up entry shows it).
+    known.set('Para one.', '<p>from before</p>');
+    const next = renderSource('Para one.\n\n- a\n- b\n- c', known);
+    expect(next.blocks).toEqual(['<p>from before</p>', '<ul>\n<li>a</li>\n<li>b</li>\n<li>c</li>\n</ul>\n']);
+    // And `known` now holds this rendering's blocks only.
+    expect([...known.keys()]).toEqual(['Para one.', '- a\n- b\n- c']);
+  });
 });
