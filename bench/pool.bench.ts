@@ -119,17 +119,16 @@ function bareNodeCopy(sample: string, target: string): Promise<void> {
     child.once('error', reject);
     child.once('exit', (code) => code !== 0 && reject(new Error(`cat ended with ${code} copying the sample`)));
     const log = new TaskLog(target);
-    let buffer = Buffer.allocUnsafeSlow(1024 * 1024);
+    // Read as the pipe runner reads: into the same buffer each time, lent to the log for the call.
+    const buffer = Buffer.allocUnsafeSlow(1024 * 1024);
     const reader: Socket = new Socket({
       fd: pipe.read,
       readable: true,
       writable: false,
       onread: {
-        buffer: () => buffer,
+        buffer,
         callback: (bytes: number) => {
-          const chunk = buffer.subarray(0, bytes);
-          buffer = Buffer.allocUnsafeSlow(1024 * 1024);
-          if (!log.write(chunk)) {
+          if (!log.write(buffer.subarray(0, bytes))) {
             reader.pause();
             log.onDrain(() => reader.resume());
           }

@@ -157,23 +157,18 @@ function socketEnd(socket: Socket): InputEnd {
 }
 
 /**
- * Reads the output pipe into one big buffer (Node's stream path reads 64 KiB at a time and
- * allocates for each): a fast task's output comes in a few large reads, with no stream
- * machinery per read. A read that fills half the buffer or more keeps it (the next read gets a
- * new one); a smaller one is copied out, so a chunk held by the output window or the log never
- * pins much more memory than it holds.
+ * Reads the output pipe into one big buffer, again and again (Node's stream path reads 64 KiB at
+ * a time and allocates for each): a fast task's output comes in a few large reads, with no stream
+ * machinery and no new memory per read. Each chunk is lent to the listener for the call only
+ * (RunnerListener.output): the next read overwrites it. A fresh megabyte per read cost more than
+ * writing it to the log (its pages are faulted in anew each time).
  */
 class ChunkReader {
-  buffer = Buffer.allocUnsafeSlow(READ_BUFFER_BYTES);
+  readonly buffer = Buffer.allocUnsafeSlow(READ_BUFFER_BYTES);
   deliver: (chunk: Buffer) => void = () => {};
 
   take(bytes: number): boolean {
-    let chunk: Buffer;
-    if (bytes >= READ_BUFFER_BYTES / 2) {
-      chunk = this.buffer.subarray(0, bytes);
-      this.buffer = Buffer.allocUnsafeSlow(READ_BUFFER_BYTES);
-    } else chunk = Buffer.from(this.buffer.subarray(0, bytes));
-    this.deliver(chunk);
+    this.deliver(this.buffer.subarray(0, bytes));
     return true;
   }
 }

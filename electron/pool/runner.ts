@@ -77,6 +77,7 @@ export interface RunnerHandle {
 
 /** What a runner reports while the work runs. */
 export interface RunnerListener {
+  /** A chunk of output, lent for the call only (a runner may read into the same memory next): a listener that keeps bytes copies them. */
   output(chunk: Buffer): void;
   /** The leader exited while other processes of the task still run: the task runs on until they end. */
   leaderExited(): void;

@@ -1,34 +1,109 @@
-import { createWriteStream, mkdirSync, statSync, type WriteStream } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statfsSync, statSync, writeSync, writev } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
 // A log is the person's alone: output often holds secrets.
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../store/private-files.js';
 
 /**
- * The on-disk record of a task's output: every raw byte, in order. Writes report
- * backpressure so the producer can be paused instead of buffering without bound.
- */
-/**
- * Small terminal reads (a pty hands over about 4 KiB at a time, one per turn of the event loop)
- * are gathered into one write of up to this size, or of what came within LOG_FLUSH_MS: the stream
- * is corked and then uncorked, so the gathered chunks go to disk in one writev, never copied into
- * a bigger buffer first. A write per read would cost more than the read (measured: a terminal task
- * ingested at 0.65x a bare node-pty, at 0.8x or better with this).
+ * Small reads (a pty hands over about 4 KiB at a time, one per turn of the event loop) are
+ * gathered into one write of up to this size, or of what came within LOG_FLUSH_MS. A write per
+ * read would cost more than the read (measured: a terminal task ingested at 0.65x a bare
+ * node-pty, at 0.8x or better with this).
  */
 export const LOG_WRITE_BATCH_BYTES = 256 * 1024;
+/** The batch's first size: it doubles while a task streams, and a quiet task keeps no more than this. */
+export const LOG_FIRST_BATCH_BYTES = 16 * 1024;
+/**
+ * Where direct writes are allowed, only writes this big are made directly: smaller ones (a quiet
+ * or chatty task's batch going out on the timer) go to the thread pool, which runs them beside the
+ * event loop. Fifty chatty tasks writing their batches directly, a syscall each every 10 ms, took
+ * the host's p99 event-loop lag from 5 to 15 ms (bench/lag.bench.ts).
+ */
+export const LOG_DIRECT_WRITE_BYTES = 64 * 1024;
+/** A chunk this big or bigger is written as it comes (after what was gathered before it), never copied into a batch. */
+export const LOG_WHOLE_CHUNK_BYTES = 64 * 1024;
 /** The longest output waits in memory before it is written: a reader of the log sees it this late at most. */
 export const LOG_FLUSH_MS = 10;
 /**
- * How far the disk may fall behind before the producer is paused. Small values stall a fast
- * task on every write round-trip; this keeps memory bounded per task while letting it stream.
+ * How far queued writes may fall behind before the producer is paused. Small values stall a
+ * fast task on every write round-trip; this keeps memory bounded per task while letting it stream.
  */
 export const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 /**
- * A paused producer is resumed once the disk is this close to caught up, not only when it is
- * wholly caught up: the task refills the pipe while the last writes finish, so output keeps
- * flowing instead of stopping and starting at every 4 MiB.
+ * A paused producer is resumed once the queue is this close to written, not only when it is
+ * empty: the task refills the pipe while the last writes finish, so output keeps flowing
+ * instead of stopping and starting at every 4 MiB.
  */
 export const LOG_LOW_WATER_BYTES = 1024 * 1024;
+/**
+ * A direct write slower than this means the disk is not taking writes into memory at once
+ * (writeback throttling, a stalling device): every log queues its writes on the thread pool for
+ * LOG_DIRECT_PAUSE_MS, so the event loop never waits on the disk twice in a row.
+ */
+export const LOG_SLOW_DIRECT_WRITE_MS = 5;
+export const LOG_DIRECT_PAUSE_MS = 30_000;
+
+/**
+ * Linux filesystems (statfs f_type) that hold a write in the page cache and return: on these a
+ * log is written directly, on the event loop, which on a machine with few cores is twice as fast
+ * as handing each write to the thread pool (bench/pool.bench.ts: the thread pool's writes compete
+ * with the task and Drover for the same cores). Anything not known here (network and FUSE
+ * filesystems, whose writes can wait on a server; other OSes) queues its writes.
+ */
+const PAGE_CACHE_FILESYSTEMS: ReadonlySet<number> = new Set([
+  0xef53, // ext2, ext3, ext4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0xf2f52010, // f2fs
+  0x2fc12fc1, // zfs
+  0xca451a4e, // bcachefs
+  0x794c7630, // overlayfs
+]);
+
+/** How a log's writes are made: `direct` on the event loop, `queued` on the thread pool; `auto` picks by filesystem. */
+export type LogWrites = 'direct' | 'queued' | 'auto';
+
+/**
+ * Whether direct writes are allowed now: one slower than LOG_SLOW_DIRECT_WRITE_MS pauses them for
+ * LOG_DIRECT_PAUSE_MS, for every log that shares this guard (all of a Drover's, by default).
+ */
+export class DirectWriteGuard {
+  readonly #now: () => number;
+  #pausedUntil = -Infinity;
+
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
+
+  get allowed(): boolean {
+    return this.#now() >= this.#pausedUntil;
+  }
+
+  /** Makes one direct write, timed. */
+  time(write: () => void): void {
+    const began = this.#now();
+    try {
+      write();
+    } finally {
+      const ended = this.#now();
+      if (ended - began > LOG_SLOW_DIRECT_WRITE_MS) this.#pausedUntil = ended + LOG_DIRECT_PAUSE_MS;
+    }
+  }
+}
+
+const sharedGuard = new DirectWriteGuard();
+
+/** Whether logs in `folder` may be written directly (a filesystem known to write into memory). */
+export function pageCacheFolder(folder: string): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    return PAGE_CACHE_FILESYSTEMS.has(statfsSync(folder).type);
+  } catch {
+    return false;
+  }
+}
 
 /** What a log missed while its disk was full: where the gap begins, and how many bytes it holds. */
 export interface LogGap {
@@ -39,48 +114,66 @@ export interface LogGap {
 export interface TaskLogHooks {
   /** A write failed for lack of room (true: the disk watch counts the disk as full, and the log waits for room). */
   noRoom?: (error: Error) => boolean;
+  /** How writes are made (default `auto`). */
+  writes?: LogWrites;
+  /** Pauses direct writes after a slow one (default: one guard for every log). */
+  guard?: DirectWriteGuard;
 }
 
+/**
+ * The on-disk record of a task's output: every raw byte, in order. The chunks it is given are
+ * lent (a runner reads into the same buffer again): what it keeps past `write` it copies. Queued
+ * writes report backpressure, so the producer can be paused instead of buffering without bound.
+ */
 export class TaskLog {
   readonly path: string;
   readonly #hooks: TaskLogHooks;
-  #stream: WriteStream;
+  readonly #direct: boolean;
+  readonly #guard: DirectWriteGuard;
+  #fd = -1;
   #failed: Error | null = null;
   /** Set while the disk is full: the task keeps running, its output is counted but not kept. */
   #waiting: { atByte: number } | null = null;
-  /** Bytes written into the corked stream since it was corked; 0 when it is not corked. */
-  #pendingBytes = 0;
-  #corked: WriteStream | null = null;
+  /**
+   * Small chunks are copied into this buffer and written together. A log that keeps filling it
+   * keeps it; one whose batch went out on the timer (a quiet task) keeps at most a first-size one.
+   */
+  #batch: Buffer | null = null;
+  #batchUsed = 0;
+  #flushTimer: NodeJS.Timeout | null = null;
+  /** Queued writes: the buffers not yet handed to the thread pool, and all bytes not yet written. */
+  #queue: Buffer[] = [];
+  #queuedBytes = 0;
+  #writing = false;
   /** Every byte the task gave the log, kept or not: the file should hold exactly this many. */
   #accepted = 0;
   #missed = 0;
-  #flushTimer: NodeJS.Timeout | null = null;
   #behind = false;
-  /** Waiting for the disk to catch up (onDrain). */
+  #closed = false;
+  /** Waiting for the queue to (nearly) empty (onDrain). */
   #waiters: (() => void)[] = [];
+  /** Waiting for every write to be over (close). */
+  #idle: (() => void)[] = [];
 
   constructor(path: string, hooks: TaskLogHooks = {}) {
     this.path = path;
     this.#hooks = hooks;
-    makeLogFolder(dirname(path));
-    this.#stream = this.#open();
+    const folder = dirname(path);
+    makeLogFolder(folder);
+    const writes = hooks.writes ?? 'auto';
+    this.#direct = writes === 'direct' || (writes === 'auto' && pageCacheFolder(folder));
+    this.#guard = hooks.guard ?? sharedGuard;
+    this.#open();
   }
 
-  #open(): WriteStream {
-    const stream = createWriteStream(this.path, {
-      flags: 'a',
-      mode: PRIVATE_FILE_MODE,
-      highWaterMark: LOG_HIGH_WATER_BYTES,
-    });
-    stream.on('error', (error) => {
-      if (stream !== this.#stream) return;
-      if (this.#hooks.noRoom?.(error)) {
-        // The bytes in flight are lost with the stream; how many is known when room returns.
-        this.#waiting ??= { atByte: this.#savedBytes() };
-        this.#caughtUp();
-      } else this.#failed = error;
-    });
-    return stream;
+  /** Opens the file for appending; a failure is the disk's state (full: the log waits for room) or the log's error. */
+  #open(): void {
+    try {
+      this.#fd = openSync(this.path, 'a', PRIVATE_FILE_MODE);
+    } catch (error) {
+      this.#fd = -1;
+      this.#writeFailed(error as Error);
+    }
   }
 
   /** The bytes on disk now (what was written before the disk filled). */
@@ -92,45 +185,130 @@ export class TaskLog {
     }
   }
 
-  /** False when the caller should pause until `onDrain`. */
+  /** False when the caller should pause until `onDrain`. `chunk` is lent: it is copied if kept. */
   write(chunk: Buffer): boolean {
+    if (this.#closed) return true;
     this.#accepted += chunk.length;
-    if (this.#failed || this.#waiting) return true;
-    const stream = this.#stream;
-    if (this.#corked !== stream) {
-      this.#flush();
-      stream.cork();
-      this.#corked = stream;
+    if (this.#failed || this.#waiting || chunk.length === 0) return true;
+    if (chunk.length >= LOG_WHOLE_CHUNK_BYTES) {
+      this.#flush(true);
+      this.#out(chunk);
+      return !this.#behind;
     }
-    this.#flushTimer ??= setTimeout(() => this.#flush(), LOG_FLUSH_MS);
-    if (!stream.write(chunk, this.#written) && !this.#behind) {
-      this.#behind = true;
-      stream.once('drain', this.#caughtUp);
-    }
-    this.#pendingBytes += chunk.length;
-    if (this.#pendingBytes >= LOG_WRITE_BATCH_BYTES) this.#flush();
+    this.#room(chunk.length);
+    this.#batchUsed += chunk.copy(this.#batch!, this.#batchUsed);
+    if (this.#batchUsed === LOG_WRITE_BATCH_BYTES) this.#flush(true);
+    else this.#flushTimer ??= setTimeout(() => this.#flush(false), LOG_FLUSH_MS);
     return !this.#behind;
   }
 
-  /** Sends what was gathered since the cork to disk (one writev). */
-  #flush(): void {
-    if (this.#flushTimer) clearTimeout(this.#flushTimer);
-    this.#flushTimer = null;
-    this.#pendingBytes = 0;
-    const corked = this.#corked;
-    this.#corked = null;
-    if (corked && !corked.destroyed) corked.uncork();
+  /**
+   * Makes room in the batch for `bytes` more: it starts small and doubles up to a full batch, so a
+   * quiet task holds little; a full one is written first.
+   */
+  #room(bytes: number): void {
+    const needed = this.#batchUsed + bytes;
+    if (this.#batch && needed <= this.#batch.length) return;
+    if (needed > LOG_WRITE_BATCH_BYTES) {
+      this.#flush(true);
+      if (this.#batch && bytes <= this.#batch.length) return;
+    }
+    let size = Math.max(LOG_FIRST_BATCH_BYTES, this.#batch?.length ?? 0);
+    while (size < this.#batchUsed + bytes) size *= 2;
+    const grown = Buffer.allocUnsafeSlow(Math.min(LOG_WRITE_BATCH_BYTES, size));
+    if (this.#batch) this.#batch.copy(grown, 0, 0, this.#batchUsed);
+    this.#batch = grown;
   }
 
-  /** Calls `listener` once the disk has (nearly) caught up; at once, on the next turn, when it is not behind. */
+  /** Writes what was gathered; `keep`: the batch buffer stays for the next chunks (the task is streaming). */
+  #flush(keep: boolean): void {
+    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer = null;
+    if (this.#batch && this.#batchUsed > 0) {
+      // Lent to #out like any chunk: the batch is filled again next.
+      this.#out(this.#batch.subarray(0, this.#batchUsed));
+      this.#batchUsed = 0;
+    }
+    if (!keep && (this.#batch?.length ?? 0) > LOG_FIRST_BATCH_BYTES) this.#batch = null;
+  }
+
+  /** Writes `buffer` now where that is allowed, else queues a copy of it. */
+  #out(buffer: Buffer): void {
+    if (this.#failed || this.#waiting || this.#fd < 0) return;
+    // Direct only behind nothing queued, so the bytes reach the file in the order they came.
+    if (
+      this.#direct &&
+      buffer.length >= LOG_DIRECT_WRITE_BYTES &&
+      !this.#writing &&
+      this.#queue.length === 0 &&
+      this.#guard.allowed
+    ) {
+      this.#writeNow(buffer);
+      return;
+    }
+    this.#queue.push(Buffer.from(buffer));
+    this.#queuedBytes += buffer.length;
+    if (this.#queuedBytes >= LOG_HIGH_WATER_BYTES) this.#behind = true;
+    this.#pump();
+  }
+
+  #writeNow(buffer: Buffer): void {
+    try {
+      this.#guard.time(() => {
+        for (let at = 0; at < buffer.length;) {
+          const written = writeSync(this.#fd, buffer, at, buffer.length - at);
+          if (written === 0) throw noProgress();
+          at += written;
+        }
+      });
+    } catch (error) {
+      this.#writeFailed(error as Error);
+    }
+  }
+
+  /** Hands the queue to the thread pool, one writev at a time. */
+  #pump(): void {
+    if (this.#writing) return;
+    if (this.#queue.length === 0 || this.#fd < 0 || this.#failed || this.#waiting) {
+      this.#settleIdle();
+      return;
+    }
+    const batch = this.#queue;
+    this.#queue = [];
+    const total = batch.reduce((sum, buffer) => sum + buffer.length, 0);
+    this.#writing = true;
+    writev(this.#fd, batch, (error, written) => {
+      this.#writing = false;
+      if (error || written === 0) {
+        this.#queuedBytes -= total;
+        this.#writeFailed(error ?? noProgress());
+      } else {
+        // A short write (the disk filling up, say): the rest goes first next time, where it fails for good or lands.
+        if (written < total) this.#queue.unshift(...unwritten(batch, written));
+        this.#queuedBytes -= written;
+        if (this.#behind && this.#queuedBytes <= LOG_LOW_WATER_BYTES) this.#caughtUp();
+      }
+      this.#pump();
+    });
+  }
+
+  /** A write or the open failed: a full disk makes the log wait for room, anything else ends its writing. */
+  #writeFailed(error: Error): void {
+    this.#queue = [];
+    this.#queuedBytes = 0;
+    this.#batchUsed = 0;
+    if (this.#hooks.noRoom?.(error)) {
+      // What was in flight is lost; how much the log misses is known when room returns.
+      this.#waiting ??= { atByte: this.#savedBytes() };
+    } else this.#failed ??= error;
+    this.#caughtUp();
+  }
+
+  /** Calls `listener` once queued writes have (nearly) caught up; at once, on the next turn, when they are not behind. */
   onDrain(listener: () => void): void {
     if (this.#behind) this.#waiters.push(listener);
     else setImmediate(listener);
   }
-
-  readonly #written = (): void => {
-    if (this.#behind && this.#stream.writableLength <= LOG_LOW_WATER_BYTES) this.#caughtUp();
-  };
 
   readonly #caughtUp = (): void => {
     this.#behind = false;
@@ -138,6 +316,12 @@ export class TaskLog {
     this.#waiters = [];
     for (const waiter of waiters) waiter();
   };
+
+  #settleIdle(): void {
+    const idle = this.#idle;
+    this.#idle = [];
+    for (const done of idle) done();
+  }
 
   /** A failure other than a full disk: the log stays as it is. */
   get error(): Error | null {
@@ -160,14 +344,12 @@ export class TaskLog {
    */
   resume(): LogGap | null {
     const waiting = this.#waiting;
-    if (!waiting || this.#failed) return null;
+    if (!waiting || this.#failed || this.#closed) return null;
     const saved = this.#savedBytes();
     const gap = { atByte: waiting.atByte, missedBytes: Math.max(0, this.#accepted - saved - this.#missed) };
     this.#missed += gap.missedBytes;
     this.#waiting = null;
-    const old = this.#stream;
-    this.#stream = this.#open();
-    old.destroy();
+    if (this.#fd < 0) this.#open();
     return gap;
   }
 
@@ -186,15 +368,45 @@ export class TaskLog {
     return size < this.#accepted - this.#missed ? 'shortened' : null;
   }
 
-  close(): Promise<void> {
-    this.#flush();
-    const stream = this.#stream;
-    return new Promise((resolve) => {
-      if (stream.closed || stream.destroyed) return resolve();
-      stream.end(() => resolve());
-      stream.once('error', () => resolve());
-    });
+  /** Writes what is gathered and queued, then lets go of the file. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#flush(false);
+    this.#closed = true;
+    if (this.#writing || (this.#queue.length > 0 && !this.#failed && !this.#waiting)) {
+      await new Promise<void>((resolve) => {
+        this.#idle.push(resolve);
+        this.#pump();
+      });
+    }
+    if (this.#fd >= 0) {
+      try {
+        closeSync(this.#fd);
+      } catch {
+        /* already gone */
+      }
+      this.#fd = -1;
+    }
   }
+}
+
+/** A write that took no bytes and gave no reason: the log stops there rather than retry forever. */
+function noProgress(): Error {
+  return Object.assign(new Error('the disk took none of the bytes written to the log'), { code: 'EIO' });
+}
+
+/** What is left of `buffers` once their first `written` bytes are on disk. */
+function unwritten(buffers: Buffer[], written: number): Buffer[] {
+  const rest: Buffer[] = [];
+  let skip = written;
+  for (const buffer of buffers) {
+    if (skip >= buffer.length) skip -= buffer.length;
+    else {
+      rest.push(skip > 0 ? buffer.subarray(skip) : buffer);
+      skip = 0;
+    }
+  }
+  return rest;
 }
 
 export interface LogTail {

@@ -3,47 +3,20 @@
  * filling it, then room made again. Needs root (mount), as the containment tests do.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runHostToExit, spawnHost, TEST_TOKEN, type SpawnedHost } from '../host/spawn-host.js';
 import { groupRuns } from '../pool/pool-harness.js';
-
-interface Mounted {
-  root: string;
-  data: string;
-  /** Takes the disk's last free bytes (but `spareBytes`) with a file that `makeRoom` removes. */
-  fill(spareBytes?: number): void;
-  makeRoom(): void;
-}
+import { mountSmallDisk, type SmallDisk } from '../small-disk.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function smallDisk(megabytes: number): Mounted {
-  const root = mkdtempSync('/tmp/drover-full-');
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m,mode=0700`, 'tmpfs', root]);
-  cleanups.push(() => {
-    execFileSync('umount', ['-l', root]);
-    rmSync(root, { recursive: true, force: true });
-  });
-  const filler = join(root, 'filler');
-  return {
-    root,
-    data: join(root, 'data'),
-    fill(spareBytes = 0) {
-      const { bavail, bsize } = statfsSync(root);
-      const free = bavail * bsize;
-      writeFileSync(filler, Buffer.alloc(Math.max(0, free - spareBytes)));
-    },
-    makeRoom() {
-      rmSync(filler, { force: true });
-    },
-  };
-}
+const smallDisk = (megabytes: number): SmallDisk => mountSmallDisk(megabytes, (cleanup) => cleanups.push(cleanup));
 
 async function request(
   host: SpawnedHost,
@@ -76,7 +49,7 @@ async function eventually<T>(
   }
 }
 
-async function host(disk: Mounted): Promise<SpawnedHost> {
+async function host(disk: SmallDisk): Promise<SpawnedHost> {
   const started = await spawnHost(disk.data);
   cleanups.push(async () => void (await started.stop('SIGKILL')));
   return started;

@@ -148,6 +148,21 @@ describe('pipe tasks (tty: false)', () => {
     }
   });
 
+  it('keep every byte in order across many reads into the same buffer (the log and the window copy what they keep)', async () => {
+    const { pool, sessionId } = harness();
+    const count = 1_500_000;
+    const task = await pool.start({ sessionId, command: `seq 1 ${count}`, cwd, tty: false });
+    const done = await pool.waitFor(task.id, 60_000);
+    expect(done!.status).toBe('succeeded');
+    const expected = Array.from({ length: count }, (_, i) => `${i + 1}\n`).join('');
+    const log = readFileSync(task.logPath, 'latin1');
+    expect(log.length).toBe(expected.length);
+    // Compared whole: a chunk kept by reference would show as a stretch overwritten by a later read.
+    expect(log === expected).toBe(true);
+    const { text } = await pool.output(sessionId, task.id, 3);
+    expect(text).toBe(`${count - 2}\n${count - 1}\n${count}`);
+  });
+
   it('read as plain text: lines kept, progress redraws folded to their last state', async () => {
     const { pool, sessionId } = harness();
     const task = await pool.start({

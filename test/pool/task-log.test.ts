@@ -1,10 +1,22 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LOG_FLUSH_MS, LOG_WRITE_BATCH_BYTES, TaskLog } from '../../electron/pool/task-log.js';
+import {
+  DirectWriteGuard,
+  LOG_DIRECT_PAUSE_MS,
+  LOG_FLUSH_MS,
+  LOG_HIGH_WATER_BYTES,
+  LOG_SLOW_DIRECT_WRITE_MS,
+  LOG_WHOLE_CHUNK_BYTES,
+  LOG_WRITE_BATCH_BYTES,
+  pageCacheFolder,
+  TaskLog,
+} from '../../electron/pool/task-log.js';
+import { mountSmallDisk } from '../small-disk.js';
 
 let dir: string;
+const cleanups: (() => void)[] = [];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'drover-task-log-'));
   // Only the log's flush timer is faked: the file's writes still run, and setImmediate still turns.
@@ -12,6 +24,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.useRealTimers();
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -52,5 +65,130 @@ describe('TaskLog write batching', () => {
     // No timer is advanced: the batch went out because it was full.
     expect(await settle(path, big.length + 9)).toBe(big.length + 9);
     await log.close();
+  });
+});
+
+/** Turns the loop (the flush timer is faked, setImmediate is not) until `predicate` holds, for at most 5 s. */
+async function turnsUntil(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** `length` bytes counting up from `seed`, so a misplaced or overwritten piece shows. */
+const pattern = (length: number, seed: number): Buffer => {
+  const bytes = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) bytes[i] = (seed + i) % 251;
+  return bytes;
+};
+
+describe.each(['direct', 'queued'] as const)('TaskLog, %s writes', (writes) => {
+  it('keeps what a lent chunk held when it was written, though its memory is reused at once', async () => {
+    const path = join(dir, 'lent.log');
+    const log = new TaskLog(path, { writes });
+    // One buffer read into again and again, as the pipe runner's is: small and whole-chunk sizes.
+    const reused = Buffer.alloc(LOG_WHOLE_CHUNK_BYTES * 2);
+    const expected: Buffer[] = [];
+    for (const [index, length] of [100, 5_000, LOG_WHOLE_CHUNK_BYTES * 2, 3, LOG_WHOLE_CHUNK_BYTES, 70].entries()) {
+      pattern(length, index).copy(reused);
+      expected.push(pattern(length, index));
+      log.write(reused.subarray(0, length));
+      reused.fill(0xff);
+    }
+    await log.close();
+    expect(readFileSync(path).equals(Buffer.concat(expected))).toBe(true);
+    expect(log.damage()).toBeNull();
+  });
+
+  it('holds every byte in order under a burst, with backpressure only when writes are queued', async () => {
+    const path = join(dir, 'burst.log');
+    const log = new TaskLog(path, { writes });
+    const pieces = Array.from({ length: 6 }, (_, index) => pattern(1024 * 1024, index));
+    const answers = pieces.map((piece) => log.write(piece));
+    if (writes === 'direct') {
+      // Written before write() returned: nothing waits in memory, so nothing asks the task to pause.
+      expect(answers.every(Boolean)).toBe(true);
+      expect(statSync(path).size).toBe(6 * 1024 * 1024);
+    } else {
+      // Queued past the high-water mark: the producer is told to pause, and told when to go on.
+      expect(answers.indexOf(false)).toBe(Math.ceil(LOG_HIGH_WATER_BYTES / (1024 * 1024)) - 1);
+      await new Promise<void>((resolve) => log.onDrain(resolve));
+    }
+    await log.close();
+    expect(readFileSync(path).equals(Buffer.concat(pieces))).toBe(true);
+  });
+
+  it('on a full disk keeps counting, says where it stopped, and writes again from there once room returns', async () => {
+    const disk = mountSmallDisk(2, (cleanup) => cleanups.push(cleanup));
+    disk.fill(256 * 1024);
+    const path = join(disk.root, 'task', 'output.log');
+    const noRoom = vi.fn((error: Error) => (error as NodeJS.ErrnoException).code === 'ENOSPC');
+    const log = new TaskLog(path, { writes, noRoom });
+    const printed = 1024 * 1024;
+    for (let at = 0; at < printed; at += LOG_WHOLE_CHUNK_BYTES) log.write(pattern(LOG_WHOLE_CHUNK_BYTES, at));
+    await turnsUntil(() => log.waitingSince !== null, 'the log to wait for room');
+    expect(noRoom).toHaveBeenCalled();
+    const saved = statSync(path).size;
+    expect(saved).toBeLessThan(printed);
+    expect(log.waitingSince).toBe(saved);
+    expect(log.missedBytes).toBe(printed - saved);
+
+    disk.makeRoom();
+    expect(log.resume()).toEqual({ atByte: saved, missedBytes: printed - saved });
+    log.write(Buffer.from('after the gap'));
+    await log.close();
+    const kept = readFileSync(path);
+    expect(kept.subarray(saved).toString()).toBe('after the gap');
+    expect(log.missedBytes).toBe(printed - saved);
+    expect(log.damage()).toBeNull();
+  });
+});
+
+describe('TaskLog direct writes', () => {
+  it('are paused for every log sharing the guard after one slow write, and the bytes stay in order meanwhile', async () => {
+    let clock = 0;
+    let slow = false;
+    // The clock moves past the slow mark during a write only while `slow` is set.
+    const guard = new DirectWriteGuard(() => (slow ? (clock += LOG_SLOW_DIRECT_WRITE_MS + 1) : clock));
+    const path = join(dir, 'slow.log');
+    const log = new TaskLog(path, { writes: 'direct', guard });
+    const [a, b1, b2, c] = [0, 1, 2, 3].map((seed) => pattern(LOG_WHOLE_CHUNK_BYTES, seed)) as [
+      Buffer,
+      Buffer,
+      Buffer,
+      Buffer,
+    ];
+    // A direct write goes through the guard's timing; a queued one is handed to the thread pool.
+    const direct = vi.spyOn(guard, 'time');
+    slow = true;
+    log.write(a);
+    slow = false;
+    expect(statSync(path).size).toBe(a.length);
+    expect(direct).toHaveBeenCalledTimes(1);
+    expect(guard.allowed).toBe(false);
+    // Queued now, for this log and any other on the same guard (the second waits behind the first's write).
+    log.write(b1);
+    log.write(b2);
+    const other = new TaskLog(join(dir, 'other.log'), { writes: 'direct', guard });
+    other.write(a);
+    expect(direct).toHaveBeenCalledTimes(1);
+    clock += LOG_DIRECT_PAUSE_MS;
+    expect(guard.allowed).toBe(true);
+    // Allowed again, but queued behind what is still queued, never written ahead of it.
+    log.write(c);
+    expect(direct).toHaveBeenCalledTimes(1);
+    await log.close();
+    await other.close();
+    expect(readFileSync(path).equals(Buffer.concat([a, b1, b2, c]))).toBe(true);
+    expect(readFileSync(join(dir, 'other.log')).equals(a)).toBe(true);
+  });
+
+  it('are made only on filesystems known to write into memory', () => {
+    // This machine's temporary folder is ext4 or tmpfs; /proc is neither (and never a log's home).
+    expect(pageCacheFolder(dir)).toBe(process.platform === 'linux');
+    expect(pageCacheFolder('/proc')).toBe(false);
+    expect(pageCacheFolder(join(dir, 'missing'))).toBe(false);
   });
 });
