@@ -197,7 +197,13 @@ describe('a real host under clients that misbehave', () => {
     expect(flood.outcomes.ok).toBeGreaterThanOrEqual(DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION + MAX_QUEUED_PER_CONNECTION);
     expect((flood.outcomes.ok ?? 0) + (flood.outcomes.busy ?? 0)).toBe(calls);
     expect(servedDuringFlood).toBeGreaterThan(0);
-    await waitFor(() => rssBytes(pid) <= baseline * 1.2, 'the host memory to come back within 20 % of its baseline');
+    // An idle host frees the answers' memory when V8's memory reducer runs a full collection, on
+    // its own schedule: 0 to 17 s after the flood on an idle machine, over a minute on a busy one.
+    await waitFor(
+      () => rssBytes(pid) <= baseline * 1.2,
+      'the host memory to come back within 20 % of its baseline',
+      150_000,
+    );
     await expectHealthyThenStop(f);
-  }, 120_000);
+  }, 240_000);
 });
