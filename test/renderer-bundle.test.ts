@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMPILE_HINT } from '../electron.vite.config.js';
+import { COMPILE_HINT, FAVICON_FILE, FAVICON_SOURCE } from '../electron.vite.config.js';
 
 /** The built renderer (`npm test` builds before it runs the tests). */
 const ASSETS = join('out', 'renderer', 'assets');
@@ -73,5 +73,13 @@ describe('the renderer bundle', () => {
     expect(hinted.sort()).toEqual([...firstLoad].sort());
     // The chunks loaded on demand (the terminal view, settings, the highlighter's grammars) stay lazy.
     expect(scripts.some((file) => file.startsWith('TaskTerminal-') && !hinted.includes(file))).toBe(true);
+  });
+
+  it('gives the page a PNG icon made from the one icon source, never an SVG one (drawn on the main thread)', () => {
+    const html = readFileSync(join('out', 'renderer', 'index.html'), 'utf8');
+    const icons = [...html.matchAll(/<link[^>]*rel="icon"[^>]*>/g)].map((match) => match[0]);
+    expect(icons).toEqual([`<link rel="icon" type="image/png" href="./${FAVICON_FILE}" />`]);
+    expect(readFileSync(join('out', 'renderer', FAVICON_FILE)).equals(readFileSync(FAVICON_SOURCE))).toBe(true);
+    expect(readdirSync(join('out', 'renderer')).filter((name) => name.endsWith('.svg'))).toEqual([]);
   });
 });
