@@ -10,7 +10,7 @@ const NODE_BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${na
  * only reads a pattern, for the readiness check's schema) and marked (plain JavaScript, strings in
  * and out: the host and the page render replies' Markdown with it), nothing host-specific.
  */
-const SHARED_ALLOWED_PACKAGES = new Set(['zod', 'safe-regex2', 'marked']);
+const SHARED_ALLOWED_PACKAGES = new Set(['zod', 'zod/mini', 'safe-regex2', 'marked']);
 /** The only files outside electron/app/ that may import 'electron': the two Electron entries. */
 const ELECTRON_ENTRIES = new Set(['electron/main.ts', 'electron/preload.ts']);
 

@@ -59,14 +59,18 @@ describe('the renderer bundle', () => {
     expect(reached).toEqual([]);
   });
 
-  it('marks the scripts of the first load, and only those, to be compiled as they stream in', () => {
+  /** The entry's script tag and the app's modulepreload links: everything the page runs as it opens. */
+  function firstLoadScripts(): string[] {
     const page = readFileSync(join('out', 'renderer', 'index.html'), 'utf8');
-    // The entry's script tag and the app's modulepreload links: everything the page runs as it opens.
-    const firstLoad = [
+    return [
       ...page.matchAll(
         /<(?:script type="module"|link rel="modulepreload")[^>]* (?:src|href)="\.\/assets\/([^"]+\.js)"/g,
       ),
     ].map((match) => match[1]!);
+  }
+
+  it('marks the scripts of the first load, and only those, to be compiled as they stream in', () => {
+    const firstLoad = firstLoadScripts();
     expect(firstLoad.length).toBeGreaterThanOrEqual(2);
     const scripts = readdirSync(ASSETS).filter((file) => file.endsWith('.js'));
     const hinted = scripts.filter((file) => readFileSync(join(ASSETS, file), 'utf8').startsWith(`${COMPILE_HINT}\n`));
@@ -81,5 +85,18 @@ describe('the renderer bundle', () => {
     expect(icons).toEqual([`<link rel="icon" type="image/png" href="./${FAVICON_FILE}" />`]);
     expect(readFileSync(join('out', 'renderer', FAVICON_FILE)).equals(readFileSync(FAVICON_SOURCE))).toBe(true);
     expect(readdirSync(join('out', 'renderer')).filter((name) => name.endsWith('.svg'))).toEqual([]);
+  });
+
+  it("checks frames on the first load with zod's mini build; classic zod comes only with the settings page", () => {
+    // Each schema kind names itself when it is built: classic's string schema "ZodString", mini's "ZodMiniString".
+    const kinds = (file: string) => {
+      const code = readFileSync(join(ASSETS, file), 'utf8');
+      return { classic: /[`"']ZodString[`"']/.test(code), mini: /[`"']ZodMiniString[`"']/.test(code) };
+    };
+    const firstLoad = firstLoadScripts().map(kinds);
+    expect(firstLoad.some((found) => found.classic)).toBe(false);
+    expect(firstLoad.some((found) => found.mini)).toBe(true);
+    const settings = readdirSync(ASSETS).filter((file) => file.startsWith('SettingsView-') && file.endsWith('.js'));
+    expect(settings.map(kinds).some((found) => found.classic)).toBe(true);
   });
 });

@@ -216,7 +216,7 @@ function failures(): Record<string, unknown> {
 }
 
 /** A contract schema as JSON Schema 2020-12 with snake_case property names. */
-export function toRestSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+export function toRestSchema(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
   delete json.$schema;
   return snakeSchema(json);

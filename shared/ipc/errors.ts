@@ -1,4 +1,7 @@
-import { z } from 'zod';
+// zod/mini, not zod: the page's first load carries these schemas (the client's error type and the
+// wire frames, ws-protocol.ts). With classic zod, whose schemas each carry all its methods, a cold
+// open of a big session took 10 to 24 ms longer (issue 18, side by side); zod's core still comes.
+import * as z from 'zod/mini';
 
 /** Every failure that crosses the contract carries one of these codes. */
 export const ErrorCodeSchema = z.enum([
@@ -30,8 +33,8 @@ export const IpcErrorSchema = z.object({
   code: ErrorCodeSchema,
   message: z.string(),
   /** The first offending field, dotted (`title`, `items.2.name`); absent when the whole input is wrong. */
-  path: z.string().optional(),
-  issues: z.array(IssueSchema).optional(),
+  path: z.optional(z.string()),
+  issues: z.optional(z.array(IssueSchema)),
 });
 export type IpcError = z.infer<typeof IpcErrorSchema>;
 
@@ -89,7 +92,7 @@ export function issuePath(path: readonly PropertyKey[]): string {
  * expected: an unknown key is named as the field itself, and a union (a provider or null)
  * reports the branch that got furthest, not a bare "Invalid input" on the union.
  */
-export function invalidInput(what: 'input' | 'frame' | 'handshake calls', error: z.ZodError): DroverError {
+export function invalidInput(what: 'input' | 'frame' | 'handshake calls', error: z.core.$ZodError): DroverError {
   const issues = error.issues.flatMap((issue) => describeIssue(issue, []));
   const first = issues[0];
   const where = first && first.path ? `${first.path}: ` : '';

@@ -1,10 +1,11 @@
-import { z } from 'zod';
+// zod/mini: the page parses every frame with these, on its first load (see errors.ts).
+import * as z from 'zod/mini';
 import { IpcErrorSchema } from './errors.js';
 
 /** Frames carried over the headless host's WebSocket, one JSON object per message. */
 export const CallFrameSchema = z.strictObject({
   t: z.literal('call'),
-  id: z.number().int().nonnegative(),
+  id: z.int().check(z.nonnegative()),
   name: z.string(),
   input: z.unknown(),
 });
@@ -56,13 +57,15 @@ export const HANDSHAKE_PARAM = 'calls';
 
 export const HandshakeCallsSchema = z
   .array(
-    CallFrameSchema.superRefine((frame, context) => {
-      if (HANDSHAKE_CALLS.has(frame.name)) return;
-      context.addIssue({
-        code: 'custom',
-        path: ['name'],
-        message: `${frame.name} may not be carried in the handshake (only ${[...HANDSHAKE_CALLS].join(', ')})`,
-      });
-    }),
+    CallFrameSchema.check(
+      z.superRefine((frame, context) => {
+        if (HANDSHAKE_CALLS.has(frame.name)) return;
+        context.addIssue({
+          code: 'custom',
+          path: ['name'],
+          message: `${frame.name} may not be carried in the handshake (only ${[...HANDSHAKE_CALLS].join(', ')})`,
+        });
+      }),
+    ),
   )
-  .max(HANDSHAKE_MAX_CALLS);
+  .check(z.maxLength(HANDSHAKE_MAX_CALLS));
