@@ -11,7 +11,9 @@ export const CallFrameSchema = z.strictObject({
 });
 export type CallFrame = z.infer<typeof CallFrameSchema>;
 
-export const ResultFrameSchema = z.union([
+// Discriminated unions throughout: a frame is checked against the one shape its `t` (and `ok`) names.
+// A plain union tried the shapes in turn and wrote out every failed one's issues, for every event.
+export const ResultFrameSchema = z.discriminatedUnion('ok', [
   z.object({ t: z.literal('result'), id: z.number(), ok: z.literal(true), value: z.unknown() }),
   z.object({ t: z.literal('result'), id: z.number(), ok: z.literal(false), error: IpcErrorSchema }),
 ]);
@@ -30,7 +32,7 @@ export const EventFrameSchema = z.object({ t: z.literal('event'), name: z.string
 /** Sent when a frame cannot be read at all (not JSON, no id); the connection stays open. */
 export const ProtocolErrorFrameSchema = z.object({ t: z.literal('protocol_error'), error: IpcErrorSchema });
 
-export const ServerFrameSchema = z.union([
+export const ServerFrameSchema = z.discriminatedUnion('t', [
   ResultFrameSchema,
   ResultsFrameSchema,
   EventFrameSchema,
