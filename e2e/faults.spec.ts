@@ -50,6 +50,8 @@ test('a full disk shows a banner that stays until room returns, and the task say
     await page.getByTestId('finished-toggle').click();
     await page.getByTestId('finished-row').first().click();
     await expect(page.getByTestId('task-view-log-note')).toContainText('of its output was not saved');
+    // What the log did keep, as the terminal shows it (the last bytes before the disk filled).
+    await expect(page.getByTestId('task-terminal')).toContainText('0123456789abcdef', { timeout: 15_000 });
     const shot = testInfo.outputPath('disk-full.png');
     await page.screenshot({ path: shot });
     await testInfo.attach('the disk is full', { path: shot, contentType: 'image/png' });
