@@ -1,4 +1,4 @@
-import { countLogNewlines, readLogRange } from '../pool/task-log.js';
+import { countLogNewlines, readLogRange } from '../pool/log-reads.js';
 import { renderTerminalText } from '../pool/terminal-text.js';
 
 // What of a log the model sees inline, and exactly what of the whole log it leaves out (moved out of tools.ts).

@@ -10,7 +10,7 @@ import type { TaskSnapshots } from '../sessions/task-snapshots.js';
 import type { AgentService } from '../agent/agent-service.js';
 import { detectOllama } from '../agent/providers.js';
 import { scanLog, searchLog } from '../pool/log-search.js';
-import { readLogRange } from '../pool/task-log.js';
+import { readLogRange } from '../pool/log-reads.js';
 import { RenderedOutputs } from '../pool/output-cache.js';
 import { RenderedReplies } from '../sessions/rendered-replies.js';
 import { isSettled, type TaskRow } from '../../shared/schemas/task.js';

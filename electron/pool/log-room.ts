@@ -2,7 +2,7 @@
 import type { Live } from './live-task.js';
 import type { DiskReporter } from './pool-types.js';
 import { noteLogDamage, noteLogGap } from './record-changes.js';
-import type { TaskLog, TaskLogHooks } from './task-log.js';
+import type { TaskLog, TaskLogOptions } from './task-log.js';
 import type { TaskRecord } from './task-record.js';
 
 /** What a task's log does when its disk fills: the disk watch is told, and the row says where the log stopped. */
@@ -11,7 +11,7 @@ export function logRoomHooks(
   disk: DiskReporter | undefined,
   folder: string,
   save: (record: TaskRecord) => void,
-): TaskLogHooks {
+): TaskLogOptions {
   return {
     noRoom(error) {
       if (!disk?.noteFailure(error)) return false;

@@ -1,5 +1,5 @@
 import type { TaskOutput } from '../../shared/schemas/task.js';
-import type { LogTail } from './task-log.js';
+import type { LogTail } from './log-reads.js';
 import { renderTerminalText } from './terminal-text.js';
 
 /** A tail read renders at least this much of the newest output first… */

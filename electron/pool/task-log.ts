@@ -1,9 +1,8 @@
-import { closeSync, mkdirSync, openSync, statfsSync, statSync, writeSync, writev } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { closeSync, mkdirSync, openSync, statSync, writeSync, writev } from 'node:fs';
 import { dirname } from 'node:path';
-import { performance } from 'node:perf_hooks';
 // A log is the person's alone: output often holds secrets.
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../store/private-files.js';
+import { pageCacheFolder, sharedDirectWriteGuard, type DirectWriteGuard, type LogWrites } from './direct-writes.js';
 
 /**
  * Small reads (a pty hands over about 4 KiB at a time, one per turn of the event loop) are
@@ -36,82 +35,13 @@ export const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
  * instead of stopping and starting at every 4 MiB.
  */
 export const LOG_LOW_WATER_BYTES = 1024 * 1024;
-/**
- * A direct write slower than this means the disk is not taking writes into memory at once
- * (writeback throttling, a stalling device): every log queues its writes on the thread pool for
- * LOG_DIRECT_PAUSE_MS, so the event loop never waits on the disk twice in a row.
- */
-export const LOG_SLOW_DIRECT_WRITE_MS = 5;
-export const LOG_DIRECT_PAUSE_MS = 30_000;
-
-/**
- * Linux filesystems (statfs f_type) that hold a write in the page cache and return: on these a
- * log is written directly, on the event loop, which on a machine with few cores is twice as fast
- * as handing each write to the thread pool (bench/pool.bench.ts: the thread pool's writes compete
- * with the task and Drover for the same cores). Anything not known here (network and FUSE
- * filesystems, whose writes can wait on a server; other OSes) queues its writes.
- */
-const PAGE_CACHE_FILESYSTEMS: ReadonlySet<number> = new Set([
-  0xef53, // ext2, ext3, ext4
-  0x58465342, // xfs
-  0x9123683e, // btrfs
-  0x01021994, // tmpfs
-  0xf2f52010, // f2fs
-  0x2fc12fc1, // zfs
-  0xca451a4e, // bcachefs
-  0x794c7630, // overlayfs
-]);
-
-/** How a log's writes are made: `direct` on the event loop, `queued` on the thread pool; `auto` picks by filesystem. */
-export type LogWrites = 'direct' | 'queued' | 'auto';
-
-/**
- * Whether direct writes are allowed now: one slower than LOG_SLOW_DIRECT_WRITE_MS pauses them for
- * LOG_DIRECT_PAUSE_MS, for every log that shares this guard (all of a Drover's, by default).
- */
-export class DirectWriteGuard {
-  readonly #now: () => number;
-  #pausedUntil = -Infinity;
-
-  constructor(now: () => number = () => performance.now()) {
-    this.#now = now;
-  }
-
-  get allowed(): boolean {
-    return this.#now() >= this.#pausedUntil;
-  }
-
-  /** Makes one direct write, timed. */
-  time(write: () => void): void {
-    const began = this.#now();
-    try {
-      write();
-    } finally {
-      const ended = this.#now();
-      if (ended - began > LOG_SLOW_DIRECT_WRITE_MS) this.#pausedUntil = ended + LOG_DIRECT_PAUSE_MS;
-    }
-  }
-}
-
-const sharedGuard = new DirectWriteGuard();
-
-/** Whether logs in `folder` may be written directly (a filesystem known to write into memory). */
-export function pageCacheFolder(folder: string): boolean {
-  if (process.platform !== 'linux') return false;
-  try {
-    return PAGE_CACHE_FILESYSTEMS.has(statfsSync(folder).type);
-  } catch {
-    return false;
-  }
-}
-
 /** What a log missed while its disk was full: where the gap begins, and how many bytes it holds. */
 export interface LogGap {
   atByte: number;
   missedBytes: number;
 }
 
-export interface TaskLogHooks {
+export interface TaskLogOptions {
   /** A write failed for lack of room (true: the disk watch counts the disk as full, and the log waits for room). */
   noRoom?: (error: Error) => boolean;
   /** How writes are made (default `auto`). */
@@ -127,7 +57,7 @@ export interface TaskLogHooks {
  */
 export class TaskLog {
   readonly path: string;
-  readonly #hooks: TaskLogHooks;
+  readonly #hooks: TaskLogOptions;
   readonly #direct: boolean;
   readonly #guard: DirectWriteGuard;
   #fd = -1;
@@ -155,14 +85,14 @@ export class TaskLog {
   /** Waiting for every write to be over (close). */
   #idle: (() => void)[] = [];
 
-  constructor(path: string, hooks: TaskLogHooks = {}) {
+  constructor(path: string, hooks: TaskLogOptions = {}) {
     this.path = path;
     this.#hooks = hooks;
     const folder = dirname(path);
     makeLogFolder(folder);
     const writes = hooks.writes ?? 'auto';
     this.#direct = writes === 'direct' || (writes === 'auto' && pageCacheFolder(folder));
-    this.#guard = hooks.guard ?? sharedGuard;
+    this.#guard = hooks.guard ?? sharedDirectWriteGuard;
     this.#open();
   }
 
@@ -407,115 +337,6 @@ function unwritten(buffers: Buffer[], written: number): Buffer[] {
     }
   }
   return rest;
-}
-
-export interface LogTail {
-  bytes: Buffer;
-  totalBytes: number;
-  truncated: boolean;
-}
-
-/** The last `maxBytes` of a log, without reading the rest; a missing log reads as empty. */
-export async function readLogTail(path: string, maxBytes: number): Promise<LogTail> {
-  let size: number;
-  try {
-    size = (await stat(path)).size;
-  } catch {
-    return { bytes: Buffer.alloc(0), totalBytes: 0, truncated: false };
-  }
-  const length = Math.min(size, maxBytes);
-  const handle = await open(path, 'r');
-  try {
-    const bytes = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(bytes, 0, length, size - length);
-    return { bytes: bytes.subarray(0, bytesRead), totalBytes: size, truncated: size > length };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** A slice of a log from `fromByte` (at most `maxBytes`), or its last `maxBytes` when no offset is given. */
-export async function readLogRange(
-  path: string,
-  fromByte: number | undefined,
-  maxBytes: number,
-): Promise<{ bytes: Buffer; fromByte: number; toByte: number; truncated: boolean }> {
-  let size: number;
-  try {
-    size = (await stat(path)).size;
-  } catch {
-    return { bytes: Buffer.alloc(0), fromByte: 0, toByte: 0, truncated: false };
-  }
-  let start = fromByte === undefined ? Math.max(0, size - maxBytes) : Math.min(fromByte, size);
-  // A reader far behind skips ahead rather than pulling megabytes.
-  if (size - start > maxBytes) start = size - maxBytes;
-  const length = size - start;
-  const handle = await open(path, 'r');
-  try {
-    const bytes = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(bytes, 0, length, start);
-    return {
-      bytes: bytes.subarray(0, bytesRead),
-      fromByte: start,
-      toByte: start + bytesRead,
-      truncated: start > (fromByte ?? 0),
-    };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Read in pieces this size, so counting a multi-gigabyte log never holds more than one in memory. */
-const NEWLINE_COUNT_CHUNK_BYTES = 1024 * 1024;
-
-/**
- * Newlines counted so far per log. Logs only grow, so a model polling a busy task's output has
- * only the bytes written since its last read counted. The bytes just before the counted point
- * are kept and compared, so a log that was removed and written again is counted afresh. A few
- * dozen logs are remembered, the oldest dropped first.
- */
-const counted = new Map<string, { endByte: number; count: number; last: Buffer }>();
-const COUNTED_LOGS_MAX = 64;
-const COUNTED_CHECK_BYTES = 64;
-
-/** How many `\n` bytes the log holds before `endByte` (lines it holds before that point); a missing log has none. */
-export async function countLogNewlines(path: string, endByte: number): Promise<number> {
-  if (endByte <= 0) return 0;
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return 0;
-  }
-  const bytesBefore = async (end: number): Promise<Buffer> => {
-    const from = Math.max(0, end - COUNTED_CHECK_BYTES);
-    const buffer = Buffer.alloc(end - from);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
-    return buffer.subarray(0, bytesRead);
-  };
-  try {
-    const known = counted.get(path);
-    const resume =
-      known && known.endByte <= endByte && (await bytesBefore(known.endByte)).equals(known.last)
-        ? known
-        : { endByte: 0, count: 0 };
-    const chunk = Buffer.alloc(Math.max(1, Math.min(NEWLINE_COUNT_CHUNK_BYTES, endByte - resume.endByte)));
-    let count = resume.count;
-    let position = resume.endByte;
-    while (position < endByte) {
-      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, endByte - position), position);
-      if (bytesRead === 0) break;
-      const read = chunk.subarray(0, bytesRead);
-      for (let at = read.indexOf(0x0a); at !== -1; at = read.indexOf(0x0a, at + 1)) count++;
-      position += bytesRead;
-    }
-    counted.delete(path);
-    counted.set(path, { endByte: position, count, last: await bytesBefore(position) });
-    if (counted.size > COUNTED_LOGS_MAX) counted.delete(counted.keys().next().value!);
-    return count;
-  } finally {
-    await handle.close();
-  }
 }
 
 /**

@@ -5,7 +5,7 @@ import type { PoolPolicy } from './policy.js';
 import type { PoolOptions } from './pool-types.js';
 import { readableOutput } from './readable-output.js';
 import type { TaskIndex } from './task-index.js';
-import { readLogTail } from './task-log.js';
+import { readLogTail } from './log-reads.js';
 import type { TaskRecord } from './task-record.js';
 import { toTaskRow } from './task-row.js';
 import type { TaskSignals } from './task-signals.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closingMarker } from '../../electron/agent/fence.js';
 import { INLINE_OUTPUT_MAX_CHARS, backgroundTools, parseArgs, type ToolContext } from '../../electron/agent/tools.js';
-import { countLogNewlines } from '../../electron/pool/task-log.js';
+import { countLogNewlines } from '../../electron/pool/log-reads.js';
 import { logText, makePool, type Harness } from '../pool/pool-harness.js';
 import { tempDir, until } from '../helpers.js';
 

@@ -5,12 +5,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   DirectWriteGuard,
   LOG_DIRECT_PAUSE_MS,
+  LOG_SLOW_DIRECT_WRITE_MS,
+  pageCacheFolder,
+} from '../../electron/pool/direct-writes.js';
+import {
   LOG_FLUSH_MS,
   LOG_HIGH_WATER_BYTES,
-  LOG_SLOW_DIRECT_WRITE_MS,
   LOG_WHOLE_CHUNK_BYTES,
   LOG_WRITE_BATCH_BYTES,
-  pageCacheFolder,
   TaskLog,
 } from '../../electron/pool/task-log.js';
 import { mountSmallDisk } from '../small-disk.js';

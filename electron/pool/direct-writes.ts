@@ -1,0 +1,73 @@
+// When a task's log may be written on the event loop instead of the thread pool (TaskLog).
+import { statfsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+/**
+ * A direct write slower than this means the disk is not taking writes into memory at once
+ * (writeback throttling, a stalling device): every log queues its writes on the thread pool for
+ * LOG_DIRECT_PAUSE_MS, so the event loop never waits on the disk twice in a row.
+ */
+export const LOG_SLOW_DIRECT_WRITE_MS = 5;
+export const LOG_DIRECT_PAUSE_MS = 30_000;
+
+/**
+ * Linux filesystems (statfs f_type) that hold a write in the page cache and return: on these a
+ * log is written directly, on the event loop, which on a machine with few cores is twice as fast
+ * as handing each write to the thread pool (bench/pool.bench.ts: the thread pool's writes compete
+ * with the task and Drover for the same cores). Anything not known here (network and FUSE
+ * filesystems, whose writes can wait on a server; other OSes) queues its writes.
+ */
+const PAGE_CACHE_FILESYSTEMS: ReadonlySet<number> = new Set([
+  0xef53, // ext2, ext3, ext4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0xf2f52010, // f2fs
+  0x2fc12fc1, // zfs
+  0xca451a4e, // bcachefs
+  0x794c7630, // overlayfs
+]);
+
+/** How a log's writes are made: `direct` on the event loop, `queued` on the thread pool; `auto` picks by filesystem. */
+export type LogWrites = 'direct' | 'queued' | 'auto';
+
+/**
+ * Whether direct writes are allowed now: one slower than LOG_SLOW_DIRECT_WRITE_MS pauses them for
+ * LOG_DIRECT_PAUSE_MS, for every log that shares this guard (all of a Drover's, by default).
+ */
+export class DirectWriteGuard {
+  readonly #now: () => number;
+  #pausedUntil = -Infinity;
+
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
+
+  get allowed(): boolean {
+    return this.#now() >= this.#pausedUntil;
+  }
+
+  /** Makes one direct write, timed. */
+  time(write: () => void): void {
+    const began = this.#now();
+    try {
+      write();
+    } finally {
+      const ended = this.#now();
+      if (ended - began > LOG_SLOW_DIRECT_WRITE_MS) this.#pausedUntil = ended + LOG_DIRECT_PAUSE_MS;
+    }
+  }
+}
+
+/** The guard every log shares unless given its own (tests). */
+export const sharedDirectWriteGuard = new DirectWriteGuard();
+
+/** Whether logs in `folder` may be written directly (a filesystem known to write into memory). */
+export function pageCacheFolder(folder: string): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    return PAGE_CACHE_FILESYSTEMS.has(statfsSync(folder).type);
+  } catch {
+    return false;
+  }
+}
