@@ -1,13 +1,7 @@
 import type { DroverContract } from '../../shared/contract.js';
 import type { Handlers } from '../ipc/router.js';
 import type { TaskPool } from '../pool/pool.js';
-import {
-  finishedBackground,
-  finishedIds,
-  finishedPage,
-  openTasks,
-  workListTasks,
-} from '../../shared/schemas/task-page.js';
+import { finishedBackground, finishedIds, workListTasks } from '../../shared/schemas/task-page.js';
 
 type OpenHandlers = Pick<
   Handlers<DroverContract>,
@@ -15,7 +9,7 @@ type OpenHandlers = Pick<
 >;
 
 export interface OpenHandlerDeps {
-  pool: Pick<TaskPool, 'list' | 'has' | 'row'>;
+  pool: Pick<TaskPool, 'list' | 'has' | 'row' | 'openTasks' | 'finishedPage'>;
   /** Throws not_found for a session that does not exist. */
   requireSession: (id: string) => unknown;
 }
@@ -29,11 +23,11 @@ export function openHandlers(d: OpenHandlerDeps): OpenHandlers {
   return {
     openTasks: ({ sessionId, filter, limit }) => {
       d.requireSession(sessionId);
-      return openTasks(d.pool.list(sessionId), filter, limit);
+      return d.pool.openTasks(sessionId, filter, limit);
     },
     pageFinishedTasks: ({ sessionId, filter, after, limit }) => {
       d.requireSession(sessionId);
-      return finishedPage(d.pool.list(sessionId), filter, after ?? null, limit);
+      return d.pool.finishedPage(sessionId, filter, after ?? null, limit);
     },
     findTasks: ({ sessionId, taskIds }) => {
       d.requireSession(sessionId);

@@ -1,6 +1,7 @@
 import { DroverError } from '../../shared/ipc/errors.js';
 import { SANDBOX_REFUSALS_MAX, type SandboxRefusal } from '../../shared/schemas/sandbox.js';
 import type { TaskKind, TaskOutput, TaskRow } from '../../shared/schemas/task.js';
+import type { FinishedCursor, FinishedFilter, FinishedPage, OpenTasks } from '../../shared/schemas/task-page.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
 import { DEFAULT_POLICY, resolveTimeoutSeconds, type PoolPolicy } from './policy.js';
 import { LeftoverTracker } from './leftover-tracker.js';
@@ -222,6 +223,16 @@ export class TaskPool {
   /** Every task of a session, oldest first, as clients see them. */
   list(sessionId: string): TaskRow[] {
     return this.#views.list(sessionId);
+  }
+
+  /** What the tasks panel opens with: live tasks whole, the Finished counts and its first page. */
+  openTasks(sessionId: string, filter: FinishedFilter, limit: number): OpenTasks {
+    return this.#views.open(sessionId, filter, limit);
+  }
+
+  /** The Finished rows under `filter` after `after`, a page of `limit`. */
+  finishedPage(sessionId: string, filter: FinishedFilter, after: FinishedCursor | null, limit: number): FinishedPage {
+    return this.#views.finishedPage(sessionId, filter, after, limit);
   }
 
   row(sessionId: string, id: string): TaskRow {

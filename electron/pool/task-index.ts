@@ -4,10 +4,12 @@ import { DroverError } from '../../shared/ipc/errors.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import type { TasksRepo } from '../store/tasks-repo.js';
 import type { TaskRecord } from './task-record.js';
+import { SettledOrder } from './settled-order.js';
 
 /**
  * The records of the sessions seen so far, each session loaded once (the pool is their only
- * writer), and the rows of settled records, which never change within a run.
+ * writer), the rows of settled records, which never change within a run, and each session's
+ * settled rows in the Finished order (built when asked for, dropped when they change).
  */
 export class TaskIndex {
   readonly #repo: TasksRepo;
@@ -15,6 +17,7 @@ export class TaskIndex {
   readonly #settledRows = new Map<string, TaskRow>();
   /** Records changed before their session was loaded (settled at open): they stand in for what the store holds. */
   readonly #primed = new Map<string, TaskRecord>();
+  readonly #orders = new Map<string, SettledOrder>();
 
   constructor(repo: TasksRepo) {
     this.#repo = repo;
@@ -58,11 +61,33 @@ export class TaskIndex {
 
   keepSettledRow(row: TaskRow): void {
     this.#settledRows.set(row.id, row);
+    this.#orders.delete(row.sessionId);
   }
 
   /** The record changed: its row is computed afresh. */
   changed(id: string): void {
+    const kept = this.#settledRows.get(id);
+    if (!kept) return;
     this.#settledRows.delete(id);
+    this.#orders.delete(kept.sessionId);
+  }
+
+  /**
+   * The settled rows kept for a session, in the Finished order. Rows not kept yet (and live ones)
+   * are not in it: the caller adds those (SettledOrder.open and .page).
+   */
+  settledOrder(sessionId: string): SettledOrder {
+    let order = this.#orders.get(sessionId);
+    if (!order) {
+      const kept: TaskRow[] = [];
+      for (const id of this.records(sessionId).keys()) {
+        const row = this.#settledRows.get(id);
+        if (row) kept.push(row);
+      }
+      order = new SettledOrder(kept);
+      this.#orders.set(sessionId, order);
+    }
+    return order;
   }
 
   /** Deletes the records of a session that `removable` picks, from the store and with their logs; returns their ids. */
@@ -70,11 +95,13 @@ export class TaskIndex {
     const records = this.records(sessionId);
     const removed = [...records.values()].filter(removable);
     this.#repo.deleteMany(removed.map((record) => record.id));
+    // Gone from memory at once, before the logs' folders: a read meanwhile sees none of them.
     for (const record of removed) {
       records.delete(record.id);
       this.#settledRows.delete(record.id);
-      await rm(join(record.logPath, '..'), { recursive: true, force: true });
     }
+    this.#orders.delete(sessionId);
+    for (const record of removed) await rm(join(record.logPath, '..'), { recursive: true, force: true });
     return removed.map((record) => record.id);
   }
 
@@ -82,5 +109,6 @@ export class TaskIndex {
   forget(sessionId: string): void {
     for (const id of this.#sessions.get(sessionId)?.keys() ?? []) this.#settledRows.delete(id);
     this.#sessions.delete(sessionId);
+    this.#orders.delete(sessionId);
   }
 }

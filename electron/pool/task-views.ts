@@ -1,4 +1,5 @@
 import { isSettled, type TaskOutput, type TaskRow } from '../../shared/schemas/task.js';
+import type { FinishedCursor, FinishedFilter, FinishedPage, OpenTasks } from '../../shared/schemas/task-page.js';
 import type { EarlierRuns } from './earlier-runs.js';
 import type { Live } from './live-task.js';
 import type { PoolPolicy } from './policy.js';
@@ -11,7 +12,7 @@ import { toTaskRow } from './task-row.js';
 import type { TaskSignals } from './task-signals.js';
 
 export interface TaskViewsOptions {
-  index: Pick<TaskIndex, 'records' | 'require' | 'settledRow' | 'keepSettledRow'>;
+  index: Pick<TaskIndex, 'records' | 'require' | 'settledRow' | 'keepSettledRow' | 'settledOrder'>;
   /** The pool's unsettled tasks, by id. */
   lives: ReadonlyMap<string, Live>;
   earlier: Pick<EarlierRuns, 'describe'>;
@@ -40,6 +41,28 @@ export class TaskViews {
   list(sessionId: string): TaskRow[] {
     const now = this.#o.now();
     return [...this.#o.index.records(sessionId).values()].map((record) => this.row(record, now));
+  }
+
+  /** What the tasks panel opens with (openTasks over `list`): the rows kept settled come sorted already. */
+  open(sessionId: string, filter: FinishedFilter, limit: number): OpenTasks {
+    const order = this.#o.index.settledOrder(sessionId);
+    return order.open(this.#rowsBesides(sessionId, order), filter, limit);
+  }
+
+  /** A later page of the Finished list (finishedPage over `list`). */
+  finishedPage(sessionId: string, filter: FinishedFilter, after: FinishedCursor | null, limit: number): FinishedPage {
+    const order = this.#o.index.settledOrder(sessionId);
+    return order.page(this.#rowsBesides(sessionId, order), filter, after, limit);
+  }
+
+  /** The session's rows the order does not hold, oldest first. */
+  #rowsBesides(sessionId: string, order: { has(id: string): boolean }): TaskRow[] {
+    const now = this.#o.now();
+    const rows: TaskRow[] = [];
+    for (const record of this.#o.index.records(sessionId).values()) {
+      if (!order.has(record.id)) rows.push(this.row(record, now));
+    }
+    return rows;
   }
 
   row(record: TaskRecord, now: number = this.#o.now()): TaskRow {
