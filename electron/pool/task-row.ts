@@ -1,5 +1,6 @@
 import type { TaskRow, TaskStatus } from '../../shared/schemas/task.js';
 import type { TaskRecord } from './task-record.js';
+import { isoTime } from '../core/iso-time.js';
 
 export interface RowContext {
   now: number;
@@ -41,9 +42,9 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     exitNote: status === 'orphaned' ? (context.orphanNote ?? record.exitNote) : record.exitNote,
     error: record.error,
     pid: record.pid,
-    queuedAt: iso(record.queuedAt),
-    startedAt: startedAt === null ? null : iso(startedAt),
-    endedAt: record.endedAt === null ? null : iso(record.endedAt),
+    queuedAt: isoTime(record.queuedAt),
+    startedAt: startedAt === null ? null : isoTime(startedAt),
+    endedAt: record.endedAt === null ? null : isoTime(record.endedAt),
     elapsedSeconds,
     expectedSeconds: record.expectedSeconds,
     timeoutSeconds: record.timeoutSeconds,
@@ -53,7 +54,7 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     // The first output can arrive before the start is recorded; it never reads as earlier than the start.
     lastOutputAt:
       running && context.lastOutputAt !== null
-        ? iso(Math.max(context.lastOutputAt, startedAt ?? context.lastOutputAt))
+        ? isoTime(Math.max(context.lastOutputAt, startedAt ?? context.lastOutputAt))
         : null,
     notifyOnFinish: record.notify,
     adopted: record.adopted,
@@ -70,11 +71,11 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
     notifyMode: record.notifyMode,
     checkAfterSeconds: record.checkAfterSeconds,
     pingDueAt: running ? pingDue(record) : null,
-    pingedAt: record.pingedAt === null ? null : iso(record.pingedAt),
+    pingedAt: record.pingedAt === null ? null : isoTime(record.pingedAt),
     eventOffset: record.eventOffset,
     ports: running ? (context.ports ?? []) : [],
     ready: record.readyCheck === null ? null : record.readyAt !== null,
-    readyAt: record.readyAt === null ? null : iso(record.readyAt),
+    readyAt: record.readyAt === null ? null : isoTime(record.readyAt),
     readyCheck: record.readyCheck,
     notifyOnReady: record.notifyReady,
     workItem: record.workItem,
@@ -87,15 +88,11 @@ export function toTaskRow(record: TaskRecord, context: RowContext): TaskRow {
 function pingDue(record: TaskRecord): string | null {
   if (record.notifyMode !== 'scheduled' || record.pingedAt !== null || record.startedAt === null) return null;
   if (record.checkAfterSeconds === null) return null;
-  return iso(record.startedAt + record.checkAfterSeconds * 1000);
+  return isoTime(record.startedAt + record.checkAfterSeconds * 1000);
 }
 
 /** Derived on every read and never written back: the earlier run may be gone, its record stays as it was. */
 export function derivedStatus(record: TaskRecord, runId: string): TaskStatus {
   if ((record.status === 'running' || record.status === 'queued') && record.runId !== runId) return 'orphaned';
   return record.status;
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }
