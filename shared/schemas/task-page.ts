@@ -58,8 +58,10 @@ export type FinishedPage = z.infer<typeof FinishedPageSchema>;
 export * from '../domain/task-order.js';
 
 /**
- * The tasks panel's pages, cut from a session's rows (the host's pool keeps them in memory):
- * what a session opens with, and the finished rows after a cursor.
+ * The tasks panel's pages, cut from a session's rows: what a session opens with, and the finished
+ * rows after a cursor. These state the rule over every row; the host answers with SettledOrder
+ * (electron/pool/settled-order.ts), which keeps the settled rows sorted between calls and is
+ * checked against these (test/pool/settled-order.test.ts).
  */
 
 export interface OpenTasks {
