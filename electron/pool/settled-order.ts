@@ -40,7 +40,7 @@ export class SettledOrder {
   /** `rows`: settled rows of one session; any that is not in the Finished list (live, a leftover) is left to the caller. */
   constructor(rows: Iterable<TaskRow>) {
     for (const row of rows) {
-      if (!isFinishedTask(row) || this.#ids.has(row.id)) continue;
+      if (!isFinishedTask(row)) continue;
       this.#ids.add(row.id);
       this.#all.push({ row, key: finishedCursor(row) });
       countFinished(this.#counts, row, 1);

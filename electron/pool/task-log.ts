@@ -57,7 +57,7 @@ export interface TaskLogOptions {
  */
 export class TaskLog {
   readonly path: string;
-  readonly #hooks: TaskLogOptions;
+  readonly #options: TaskLogOptions;
   readonly #direct: boolean;
   readonly #guard: DirectWriteGuard;
   #fd = -1;
@@ -85,14 +85,14 @@ export class TaskLog {
   /** Waiting for every write to be over (close). */
   #idle: (() => void)[] = [];
 
-  constructor(path: string, hooks: TaskLogOptions = {}) {
+  constructor(path: string, options: TaskLogOptions = {}) {
     this.path = path;
-    this.#hooks = hooks;
+    this.#options = options;
     const folder = dirname(path);
     makeLogFolder(folder);
-    const writes = hooks.writes ?? 'auto';
+    const writes = options.writes ?? 'auto';
     this.#direct = writes === 'direct' || (writes === 'auto' && pageCacheFolder(folder));
-    this.#guard = hooks.guard ?? sharedDirectWriteGuard;
+    this.#guard = options.guard ?? sharedDirectWriteGuard;
     this.#open();
   }
 
@@ -227,7 +227,7 @@ export class TaskLog {
     this.#queue = [];
     this.#queuedBytes = 0;
     this.#batchUsed = 0;
-    if (this.#hooks.noRoom?.(error)) {
+    if (this.#options.noRoom?.(error)) {
       // What was in flight is lost; how much the log misses is known when room returns.
       this.#waiting ??= { atByte: this.#savedBytes() };
     } else this.#failed ??= error;

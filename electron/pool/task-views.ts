@@ -5,6 +5,7 @@ import type { Live } from './live-task.js';
 import type { PoolPolicy } from './policy.js';
 import type { PoolOptions } from './pool-types.js';
 import { readableOutput } from './readable-output.js';
+import type { SettledOrder } from './settled-order.js';
 import type { TaskIndex } from './task-index.js';
 import { readLogTail } from './log-reads.js';
 import type { TaskRecord } from './task-record.js';
@@ -56,7 +57,7 @@ export class TaskViews {
   }
 
   /** The session's rows the order does not hold, oldest first. */
-  #rowsBesides(sessionId: string, order: { has(id: string): boolean }): TaskRow[] {
+  #rowsBesides(sessionId: string, order: SettledOrder): TaskRow[] {
     const now = this.#o.now();
     const rows: TaskRow[] = [];
     for (const record of this.#o.index.records(sessionId).values()) {
