@@ -11,7 +11,7 @@ type OpenHandlers = Pick<
 export interface OpenHandlerDeps {
   pool: Pick<TaskPool, 'list' | 'has' | 'row' | 'openTasks' | 'finishedPage'>;
   /** Throws not_found for a session that does not exist. */
-  requireSession: (id: string) => unknown;
+  requireSession: (id: string) => void;
 }
 
 /**

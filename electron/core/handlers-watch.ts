@@ -14,7 +14,7 @@ export interface WatchHandlerDeps {
   /** kill_shell, the same tool the model calls. */
   kill: AgentTool;
   workingDir: string;
-  requireSession: (id: string) => unknown;
+  requireSession: (id: string) => void;
   /** Whether this OS tells which process listens on a port. */
   portsSupported: boolean;
 }

@@ -19,7 +19,7 @@ export interface WorkHandlerDeps {
   /** The ledger, opened on first use; throws why it cannot be. */
   ledger: () => WorkLedger;
   checklists: Checklists;
-  requireSession: (id: string) => unknown;
+  requireSession: (id: string) => void;
   /** The session's list: its id, or the shared list DROVER_WORK_LIST_ID names. */
   listOf: (sessionId: string) => string;
   /** Announces a change this process made to a list. */

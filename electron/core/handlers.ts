@@ -66,7 +66,7 @@ export interface HandlerDeps {
 /** One handler per request of the contract; inputs arrive validated. */
 export function createHandlers(d: HandlerDeps): Handlers<DroverContract> {
   const { sessions, pool, agent, settings, bus } = d;
-  const requireSession = (id: string) => sessions.get(id);
+  const requireSession = (id: string) => sessions.require(id);
   // Reads of task output are rendered a few at a time and remembered once a task has settled (issue #12).
   const outputs = new RenderedOutputs();
   const readOutput = async (task: TaskRow, tail?: number) => {

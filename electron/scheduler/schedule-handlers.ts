@@ -20,7 +20,7 @@ type ScheduleHandlers = Pick<
 export interface ScheduleHandlerDeps {
   /** The scheduler; throws why it is not available (its database could not be opened). */
   scheduler: () => Scheduler;
-  requireSession: (id: string) => unknown;
+  requireSession: (id: string) => void;
   /** A line in the session's transcript (what /loop started, what Esc stopped). */
   note: (sessionId: string, text: string) => void;
 }

@@ -43,6 +43,11 @@ export class SessionsService {
     return session;
   }
 
+  /** Throws not_found unless the session is stored; cheap whatever the length of its transcript. */
+  require(id: string): void {
+    if (!this.#sessions.exists(id)) throw notFound('session', id);
+  }
+
   create(title?: string): Session {
     const id = randomId();
     this.#sessions.insert(id, title ?? DEFAULT_SESSION_TITLE, this.#clock.now());

