@@ -8,7 +8,7 @@ import { ContractWsServer } from '../ipc/ws-server.js';
 import { REST_PREFIX, handleRest, sendError } from '../ipc/rest.js';
 import { FairQueues } from '../ipc/fair-queue.js';
 import { bearerToken, hostAllowed, originAllowed, tokensMatch } from './auth.js';
-import { serveStatic } from './static-files.js';
+import { StaticFiles } from './static-files.js';
 import { DOWNLOAD_PATH, DOWNLOAD_PREFIX, DownloadTickets, type DownloadTicketsOptions } from './download-tickets.js';
 import { streamTaskLog } from '../ipc/log-download.js';
 
@@ -46,6 +46,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   const restQueues = new FairQueues<object>({ maxInFlight: options.maxInFlightPerConnection });
   // Each server its own: a ticket one host issued is unknown to any other.
   const tickets = new DownloadTickets(options.downloadTickets);
+  const statics = new StaticFiles(options.staticDir);
   let port = options.port;
 
   const server = createServer(
@@ -91,7 +92,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       return;
     }
-    return serveStatic(options.staticDir, url.pathname, res);
+    return statics.serve(url.pathname, res);
   };
 
   /**

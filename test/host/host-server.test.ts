@@ -142,6 +142,35 @@ describe('REST boundary', () => {
     expect((await fetch(`${base}/..%2f..%2fetc%2fpasswd`)).status).toBe(404);
     expect((await fetch(`${base}/%2e%2e/drover.sqlite`)).status).toBe(404);
   });
+
+  it('answers a hashed asset from memory after its first read, and the page fresh every time', async () => {
+    const { base, dataDir } = await start();
+    const staticDir = join(dataDir, 'ui');
+    mkdirSync(join(staticDir, 'assets'));
+    writeFileSync(join(staticDir, 'assets', 'app-1a2b.js'), 'export const first = 1;');
+    const asset = await fetch(`${base}/assets/app-1a2b.js`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect(asset.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await asset.text()).toBe('export const first = 1;');
+    // A build never rewrites a hashed name; if a file did change, the host keeps what the name meant.
+    writeFileSync(join(staticDir, 'assets', 'app-1a2b.js'), 'export const second = 2;');
+    expect(await (await fetch(`${base}/assets/app-1a2b.js`)).text()).toBe('export const first = 1;');
+    const head = await fetch(`${base}/assets/app-1a2b.js`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-length'), await head.text()]).toEqual([200, '23', '']);
+    // The page is not an asset, whichever way it is named.
+    writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Rebuilt</title>');
+    for (const path of ['/', '/assets/%2e%2e/index.html']) {
+      const page = await fetch(`${base}${path}`);
+      expect(page.headers.get('cache-control')).toBe('no-store');
+      expect(await page.text()).toContain('Rebuilt');
+    }
+    writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Again</title>');
+    expect(await (await fetch(`${base}/assets/%2e%2e/index.html`)).text()).toContain('Again');
+    expect((await fetch(`${base}/assets/missing-0000.js`)).status).toBe(404);
+    expect((await fetch(`${base}/assets/`)).status).toBe(404);
+  });
 });
 
 describe('WebSocket boundary', () => {
