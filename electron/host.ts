@@ -11,6 +11,7 @@ import { noRoomAtStart } from './store/no-room.js';
 import { HOST_USAGE, parseHostArgs } from './host/cli.js';
 import { newToken } from './host/auth.js';
 import { startHostServer } from './host/server.js';
+import { portInUse, readLastPort, saveLastPort } from './host/last-port.js';
 
 async function main(): Promise<void> {
   let args;
@@ -53,16 +54,25 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const server = await startHostServer({
-    endpoint: services,
-    token: args.token ?? newToken(),
-    port: args.port,
-    staticDir: join(appRoot, 'out', 'renderer'),
-    // Each connection's fair share of the host (settings.json "host"; 16 when unset).
-    ...(services.settings.current.host?.maxInFlightPerConnection
-      ? { maxInFlightPerConnection: services.settings.current.host.maxInFlightPerConnection }
-      : {}),
+  const token = args.token ?? newToken();
+  const listen = (port: number) =>
+    startHostServer({
+      endpoint: services,
+      token,
+      port,
+      staticDir: join(appRoot, 'out', 'renderer'),
+      // Each connection's fair share of the host (settings.json "host"; 16 when unset).
+      ...(services.settings.current.host?.maxInFlightPerConnection
+        ? { maxInFlightPerConnection: services.settings.current.host.maxInFlightPerConnection }
+        : {}),
+    });
+  const lastPort = args.port === undefined ? readLastPort(dataDir) : undefined;
+  const server = await listen(args.port ?? lastPort ?? 0).catch((error: unknown) => {
+    // The last start's port is taken now (another program, another Drover): any free one will do.
+    if (lastPort !== undefined && portInUse(error)) return listen(0);
+    throw error;
   });
+  saveLastPort(dataDir, server.port);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

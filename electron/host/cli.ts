@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 
 export interface HostArgs {
-  port: number;
+  /** Absent: the port of the last start when it is free, else any free port (see last-port.ts). */
+  port: number | undefined;
   dataDir: string | undefined;
   token: string | undefined;
   cwd: string | undefined;
@@ -10,7 +11,7 @@ export interface HostArgs {
 
 export const HOST_USAGE = `Usage: npm run serve -- [--port N] [--data-dir DIR] [--token TOKEN] [--cwd DIR]
 
-  --port N         port on 127.0.0.1 (default 0: any free port)
+  --port N         port on 127.0.0.1 (default: the last start's port when it is free, else any free one; 0: any)
   --data-dir DIR   where sessions and task logs live (default: $XDG_DATA_HOME/drover or the platform's equivalent)
   --token TOKEN    the access token (default: a fresh random one each start; also DROVER_TOKEN)
   --cwd DIR        where shell commands run (default: the folder the host was started in)`;
@@ -29,7 +30,7 @@ export function parseHostArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     strict: true,
     allowPositionals: false,
   });
-  let port = 0;
+  let port: number | undefined;
   if (values.port !== undefined) {
     if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) {
       throw new Error(`--port must be a whole number from 0 to 65535, not "${values.port}"`);

@@ -137,6 +137,10 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       server.off('error', reject);
       resolve();
     });
+  }).catch((error: unknown) => {
+    // Nothing of a server that never listened stays behind (its socket server hears the services' events).
+    ws.close();
+    throw error;
   });
   port = (server.address() as AddressInfo).port;
 

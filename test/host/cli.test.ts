@@ -3,9 +3,9 @@ import { parseHostArgs } from '../../electron/host/cli.js';
 import { defaultDataDir } from '../../electron/core/paths.js';
 
 describe('host flags', () => {
-  it('defaults to any free port, no data dir and no fixed token', () => {
+  it('leaves the port to the host (last-port.ts), with no data dir and no fixed token', () => {
     expect(parseHostArgs([], {})).toEqual({
-      port: 0,
+      port: undefined,
       dataDir: undefined,
       token: undefined,
       cwd: undefined,
@@ -22,6 +22,7 @@ describe('host flags', () => {
       help: false,
     });
     expect(parseHostArgs([], { DROVER_TOKEN: 'fromtheenvironment' }).token).toBe('fromtheenvironment');
+    expect(parseHostArgs(['--port', '0'], {}).port).toBe(0);
   });
 
   it('takes a token that starts with a dash when given as --token=…', () => {
