@@ -73,18 +73,24 @@ export class TaskIndex {
   }
 
   /**
-   * The settled rows kept for a session, in the Finished order. Rows not kept yet (and live ones)
-   * are not in it: the caller adds those (SettledOrder.open and .page).
+   * The settled rows kept for a session, in the Finished order. Built, it first asks `makeRow`
+   * for the row of each record that has none kept (the caller keeps those that are settled), so
+   * the first open of a session sorts its rows once, here, instead of sorting them all in the open
+   * and then again at the next one. Live rows, and any `makeRow` did not keep, are not in it: the
+   * caller adds those (SettledOrder.open and .page).
    */
-  settledOrder(sessionId: string): SettledOrder {
+  settledOrder(sessionId: string, makeRow: (record: TaskRecord) => void): SettledOrder {
     let order = this.#orders.get(sessionId);
     if (!order) {
+      const records = this.records(sessionId);
+      for (const [id, record] of records) if (!this.#settledRows.has(id)) makeRow(record);
       const kept: TaskRow[] = [];
-      for (const id of this.records(sessionId).keys()) {
+      for (const id of records.keys()) {
         const row = this.#settledRows.get(id);
         if (row) kept.push(row);
       }
       order = new SettledOrder(kept);
+      // After makeRow: keeping a row drops the session's order, and this one holds it already.
       this.#orders.set(sessionId, order);
     }
     return order;

@@ -46,14 +46,20 @@ export class TaskViews {
 
   /** What the tasks panel opens with (openTasks over `list`): the rows kept settled come sorted already. */
   open(sessionId: string, filter: FinishedFilter, limit: number): OpenTasks {
-    const order = this.#o.index.settledOrder(sessionId);
+    const order = this.#order(sessionId);
     return order.open(this.#rowsBesides(sessionId, order), filter, limit);
   }
 
   /** A later page of the Finished list (finishedPage over `list`). */
   finishedPage(sessionId: string, filter: FinishedFilter, after: FinishedCursor | null, limit: number): FinishedPage {
-    const order = this.#o.index.settledOrder(sessionId);
+    const order = this.#order(sessionId);
     return order.page(this.#rowsBesides(sessionId, order), filter, after, limit);
+  }
+
+  /** The session's settled rows in the Finished order, each row made (and kept) once. */
+  #order(sessionId: string): SettledOrder {
+    const now = this.#o.now();
+    return this.#o.index.settledOrder(sessionId, (record) => void this.row(record, now));
   }
 
   /** The session's rows the order does not hold, oldest first. */

@@ -163,36 +163,57 @@ describe("the index's settled order", () => {
       startedAt: new Date(record.startedAt!).toISOString(),
     });
 
+  /** A caller that makes no row (keeps none): the order holds only what was kept before. */
+  const noRow = () => {};
+
+  it('asks for the rows not kept yet when it is made, keeps the order they join, and does not ask again', () => {
+    const { index, records } = indexWith(5);
+    index.keepSettledRow(settledRow(records[1]!));
+    const asked: string[] = [];
+    const keep = (record: TaskRecord) => {
+      asked.push(record.id);
+      // The fourth one is still live: the caller keeps no row for it.
+      if (record.id !== records[3]!.id) index.keepSettledRow(settledRow(record));
+    };
+    const order = index.settledOrder('s1', keep);
+    expect(asked).toEqual([records[0], records[2], records[3], records[4]].map((record) => record!.id));
+    expect(order.size).toBe(4);
+    expect(order.has(records[3]!.id)).toBe(false);
+    // Keeping rows while it was made did not drop it: asked again, the same order, and no row made again.
+    expect(index.settledOrder('s1', keep)).toBe(order);
+    expect(asked).toHaveLength(4);
+  });
+
   it('holds the rows kept settled, and is made again when a row is kept, changed or removed, or the session forgotten', async () => {
     const { index, records } = indexWith(4);
     index.records('s1');
-    expect(index.settledOrder('s1').size).toBe(0);
+    expect(index.settledOrder('s1', noRow).size).toBe(0);
     for (const record of records.slice(0, 3)) index.keepSettledRow(settledRow(record));
-    const first = index.settledOrder('s1');
+    const first = index.settledOrder('s1', noRow);
     expect(first.size).toBe(3);
     // Asked again with nothing changed: the same order, not sorted again.
-    expect(index.settledOrder('s1')).toBe(first);
+    expect(index.settledOrder('s1', noRow)).toBe(first);
 
     index.keepSettledRow(settledRow(records[3]!));
-    expect(index.settledOrder('s1').size).toBe(4);
+    expect(index.settledOrder('s1', noRow).size).toBe(4);
 
     // A record that changed is computed afresh: the order no longer holds its old row.
     index.changed(records[0]!.id);
-    const afterChange = index.settledOrder('s1');
+    const afterChange = index.settledOrder('s1', noRow);
     expect(afterChange.has(records[0]!.id)).toBe(false);
     expect(afterChange.size).toBe(3);
     // A change to a record whose row was not kept leaves the order alone.
     index.changed(records[0]!.id);
-    expect(index.settledOrder('s1')).toBe(afterChange);
+    expect(index.settledOrder('s1', noRow)).toBe(afterChange);
 
     await index.remove('s1', (record) => record.id === records[1]!.id);
-    expect(index.settledOrder('s1').has(records[1]!.id)).toBe(false);
-    expect(index.settledOrder('s1').size).toBe(2);
+    expect(index.settledOrder('s1', noRow).has(records[1]!.id)).toBe(false);
+    expect(index.settledOrder('s1', noRow).size).toBe(2);
     expect([...index.records('s1').keys()]).not.toContain(records[1]!.id);
 
     index.forget('s1');
     // Loaded again from the store: nothing is kept settled for it any more.
-    expect(index.settledOrder('s1').size).toBe(0);
+    expect(index.settledOrder('s1', noRow).size).toBe(0);
   });
 
   it('never shows a removed row while the logs of the others are still being deleted', async () => {
@@ -201,7 +222,7 @@ describe("the index's settled order", () => {
     for (const record of records) index.keepSettledRow(settledRow(record));
     const removing = index.remove('s1', () => true);
     // The removal awaits each log folder's deletion; a read in between sees none of the removed rows.
-    expect(index.settledOrder('s1').size).toBe(0);
+    expect(index.settledOrder('s1', noRow).size).toBe(0);
     expect(index.records('s1').size).toBe(0);
     await removing;
   });
