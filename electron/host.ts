@@ -12,6 +12,7 @@ import { HOST_USAGE, parseHostArgs } from './host/cli.js';
 import { newToken } from './host/auth.js';
 import { startHostServer } from './host/server.js';
 import { portInUse, readLastPort, saveLastPort } from './host/last-port.js';
+import { warmNewestSession } from './host/warm-up.js';
 
 async function main(): Promise<void> {
   let args;
@@ -87,6 +88,8 @@ async function main(): Promise<void> {
   // Said only once a stop would be handled: whoever reads this line may signal at once.
   services.announce(server.url.replace(/\?.*$/, ''));
   console.log(`Drover listening on ${server.url}`);
+  // After the line is out: whoever waits for it is not kept waiting by this.
+  setImmediate(() => warmNewestSession(services));
 }
 
 main().catch((error: unknown) => {
