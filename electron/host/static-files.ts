@@ -28,7 +28,7 @@ export const CONTENT_SECURITY_POLICY =
  * The built renderer's files, named by a hash of their content (`assets/NAME-HASH.js`): a name
  * always means the same bytes, so each is read once and then answered from memory. A first open
  * asks for eight of them at once; from disk each took a stat, an open, reads and a close on
- * libuv's threads (about 5 ms of the host's time for the page), from memory one write each.
+ * libuv's threads (a few milliseconds of the host's time for the page), from memory one write each.
  */
 const ASSETS = 'assets';
 /** Enough for every asset of a build (about 2 MB today) with room to grow; past it, files are read each time. */
