@@ -11,7 +11,7 @@ import { noRoomAtStart } from './store/no-room.js';
 import { HOST_USAGE, parseHostArgs } from './host/cli.js';
 import { newToken } from './host/auth.js';
 import { startHostServer } from './host/server.js';
-import { portInUse, readLastPort, saveLastPort } from './host/last-port.js';
+import { portUnavailable, readLastPort, saveLastPort } from './host/last-port.js';
 import { warmNewestSession } from './host/warm-up.js';
 
 async function main(): Promise<void> {
@@ -69,8 +69,8 @@ async function main(): Promise<void> {
     });
   const lastPort = args.port === undefined ? readLastPort(dataDir) : undefined;
   const server = await listen(args.port ?? lastPort ?? 0).catch((error: unknown) => {
-    // The last start's port is taken now (another program, another Drover): any free one will do.
-    if (lastPort !== undefined && portInUse(error)) return listen(0);
+    // The last start's port cannot be had now (another program holds it, the system reserved it): any free one will do.
+    if (lastPort !== undefined && portUnavailable(error)) return listen(0);
     throw error;
   });
   saveLastPort(dataDir, server.port);

@@ -32,7 +32,11 @@ export function saveLastPort(dataDir: string, port: number): void {
   }
 }
 
-/** Whether a listen failed because the port is taken. */
-export function portInUse(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE';
+/**
+ * Whether a listen failed because that port cannot be had now: another program holds it, or the
+ * system has since reserved it (Windows answers EACCES for the port ranges it excludes).
+ */
+export function portUnavailable(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'EADDRINUSE' || code === 'EACCES';
 }

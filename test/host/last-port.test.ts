@@ -2,7 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LAST_PORT_FILE, readLastPort, saveLastPort } from '../../electron/host/last-port.js';
+import { LAST_PORT_FILE, portUnavailable, readLastPort, saveLastPort } from '../../electron/host/last-port.js';
 import { spawnHost } from './spawn-host.js';
 import { tempDir } from '../helpers.js';
 
@@ -21,6 +21,14 @@ describe("the host's last port", () => {
     }
     writeFileSync(join(dataDir, LAST_PORT_FILE), ' 8123\n');
     expect(readLastPort(dataDir)).toBe(8123);
+  });
+
+  it('moves to another port only when that one cannot be had', () => {
+    const failure = (code: string) => Object.assign(new Error(code), { code });
+    expect(['EADDRINUSE', 'EACCES'].map((code) => portUnavailable(failure(code)))).toEqual([true, true]);
+    expect(['EADDRNOTAVAIL', 'EMFILE'].map((code) => portUnavailable(failure(code)))).toEqual([false, false]);
+    expect(portUnavailable(new Error('no code'))).toBe(false);
+    expect(portUnavailable(null)).toBe(false);
   });
 
   it('saving into a folder that cannot take the file is not an error', () => {
