@@ -11,6 +11,7 @@ import {
   ReadinessWatch,
   type ReadinessTimers,
 } from '../../electron/pool/readiness.js';
+import { PATTERN_TRIES, TimedPattern, type PatternRun } from '../../electron/pool/ready-lines.js';
 
 /** Timers that run only when told: a probe's next round happens at `fire()`, never after a sleep. */
 class FakeTimers implements ReadinessTimers {
@@ -226,6 +227,53 @@ describe('a pattern that backtracks without end', () => {
     watch.output(Buffer.from('Server ready\n'));
     expect(watch.ready).toBe(false);
     expect(problems).toHaveLength(1);
+  });
+
+  it('gives a pattern stopped once (a busy machine can hold the thread off its core) a second run before dropping it', () => {
+    const timeout = () =>
+      Object.assign(new Error('Script execution timed out after 100ms'), { code: 'ERR_SCRIPT_EXECUTION_TIMEOUT' });
+    const problems: string[] = [];
+    let runs = 0;
+    const stoppedOnce: PatternRun = (context, timeoutMs) => {
+      runs++;
+      if (runs === 1) throw timeout();
+      return new Script('lines.some((line) => re.test(line))').runInContext(context, { timeout: timeoutMs });
+    };
+    const pattern = new TimedPattern('^ready$', (message) => problems.push(message), stoppedOnce);
+    expect(pattern.matchesAny(['ready'])).toBe(true);
+    expect([runs, problems]).toEqual([2, []]);
+    // Stopped again on the next chunk, once: still a second run, and the pattern stays.
+    runs = 0;
+    expect(pattern.matchesAny(['not yet'])).toBe(false);
+    expect(pattern.matchesAny(['ready'])).toBe(true);
+    expect(problems).toEqual([]);
+
+    let stoppedRuns = 0;
+    const alwaysStopped = new TimedPattern(
+      '^ready$',
+      (message) => problems.push(message),
+      () => {
+        stoppedRuns++;
+        throw timeout();
+      },
+    );
+    expect(alwaysStopped.matchesAny(['ready'])).toBe(false);
+    expect([stoppedRuns, problems.length]).toEqual([PATTERN_TRIES, 1]);
+    expect(alwaysStopped.matchesAny(['ready'])).toBe(false);
+    expect([stoppedRuns, problems.length]).toEqual([PATTERN_TRIES, 1]);
+
+    // Any other failure is not the machine's: dropped at once.
+    let failedRuns = 0;
+    const failing = new TimedPattern(
+      '^ready$',
+      (message) => problems.push(message),
+      () => {
+        failedRuns++;
+        throw new RangeError('Maximum call stack size exceeded');
+      },
+    );
+    expect(failing.matchesAny(['ready'])).toBe(false);
+    expect([failedRuns, problems.length]).toEqual([1, 2]);
   });
 });
 
