@@ -5,6 +5,8 @@
  * against the same with an empty session (no finished task, one message, the same running tasks).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
@@ -60,23 +62,31 @@ const FIRST_SCREEN = 'drover-bench-first-screen';
  * performance.now() (from the navigation's start) on the console. It is a script of the page
  * itself, so the figure holds only the app's work: waiting with Playwright's waitForFunction put
  * Playwright's own injected script (about 20 ms to compile) on the page's main thread mid-load.
+ * On the blank page (`blank`) the test is its one line being on screen.
  */
 function watchFirstScreen({
   last,
   finished,
   running,
   said,
+  blank,
 }: {
   last: string;
   finished: number;
   running: number;
   said: string;
+  blank: boolean;
 }): void {
   const page = globalThis as unknown as PageGlobals;
   // The blank page between loads runs this too.
   if (page.location.protocol !== 'http:') return;
   const right = (): boolean => {
     if (page.document.readyState === 'loading') return false;
+    if (blank) {
+      const line = page.document.querySelector('#line');
+      const box = line?.getBoundingClientRect();
+      return !!line?.textContent?.includes(last) && !!box && box.bottom > 0 && box.top < page.innerHeight;
+    }
     const rows = page.document.querySelectorAll('[data-testid="transcript"] li');
     const lastRow = rows[rows.length - 1];
     if (!lastRow?.textContent?.includes(last)) return false;
@@ -113,9 +123,9 @@ async function timeLoad(page: Page, url: string): Promise<number> {
 }
 
 /** A page of `context` that watches for its first screen on every load. */
-async function watchingPage(context: BrowserContext, finished: number): Promise<Page> {
+async function watchingPage(context: BrowserContext, finished: number, blank = false): Promise<Page> {
   const page = await context.newPage();
-  const args = { last: LAST_TEXT, finished, running: RUNNING, said: FIRST_SCREEN };
+  const args = { last: LAST_TEXT, finished, running: RUNNING, said: FIRST_SCREEN, blank };
   // As source: tsx names the inner functions through a helper of its own (__name), which the page lacks.
   await page.addInitScript({
     content: `(() => { const __name = (target) => target; (${watchFirstScreen.toString()})(${JSON.stringify(args)}); })();`,
@@ -160,6 +170,37 @@ async function measure(browser: Browser, finished: number, messages: number): Pr
   return times;
 }
 
+/** A page with nothing in it but one line of text, which its own script writes. */
+const BLANK_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="UTF-8"><title>blank</title></head>' +
+  `<body><p id="line"></p><script>document.getElementById('line').textContent = ${JSON.stringify(LAST_TEXT)};</script></body></html>`;
+
+/**
+ * What any page costs this machine to open in a new profile: a blank page, timed as the session
+ * is (a fresh context each round, from navigation to its line being on screen). Machines differ
+ * by twice or more here (a new browser profile starts a new renderer process, whose memory the
+ * kernel must map in), so the figure tells how much of the first open is the machine's.
+ */
+async function blankPageFloor(browser: Browser): Promise<number[]> {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    response.end(BLANK_PAGE);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const times: number[] = [];
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      times.push(await timeLoad(await watchingPage(context, 0, true), url));
+      await context.close();
+    }
+  } finally {
+    server.close();
+  }
+  return times;
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.DROVER_CHROMIUM ?? '/usr/bin/chromium',
   args: CHROMIUM_ARGS,
@@ -170,6 +211,7 @@ const WORDS: Record<Visit, string> = {
 };
 
 try {
+  const blank = await blankPageFloor(browser);
   const empty = await measure(browser, 0, 1);
   const big = await measure(browser, 10_000, 2_000);
   for (const visit of ['first', 'again'] as const) {
@@ -188,6 +230,9 @@ try {
       `open a big session, ${WORDS[visit]} (median of ${ROUNDS}, from navigation): 10,000 tasks and 2,000 messages ${value} ms [${big[visit].join(', ')}], empty session ${baseline} ms [${empty[visit].join(', ')}], ratio ${(value / Math.max(1, baseline)).toFixed(2)} (target: under ${TARGET_MS} ms)`,
     );
   }
+  console.log(
+    `a blank page, first open (median of ${ROUNDS}, this machine's floor for any page in a new profile): ${median(blank)} ms [${blank.join(', ')}]`,
+  );
 } finally {
   await browser.close();
 }
