@@ -79,35 +79,6 @@ function preloadApp(entry: string): Plugin {
 }
 
 /**
- * V8's explicit compile hint (Chromium 136 and newer; Electron 45 has 142): a script whose first
- * line is this comment has all its functions compiled while it streams in, on a background
- * thread, instead of each one on the page's main thread the first time it runs. Every function
- * of the first-load scripts runs as the page opens, so that is work moved off the main thread
- * (issue 18; on a 2-core machine, where that thread competes with the page's, the gain measured
- * here was within the noise). The chunks loaded on demand stay lazy: most of their functions may
- * never run.
- */
-export const COMPILE_HINT = '//# allFunctionsCalledOnLoad';
-
-function compileHints(entry: string): Plugin {
-  return {
-    name: 'drover-compile-hints',
-    apply: 'build',
-    generateBundle: {
-      // After every other step that rewrites a chunk's code: the comment must stay its first line.
-      order: 'post',
-      handler(_options, bundle) {
-        for (const file of firstLoadChunks(bundle, entry)) {
-          const chunk = bundle[file];
-          if (chunk?.type === 'chunk' && !chunk.code.startsWith(COMPILE_HINT))
-            chunk.code = `${COMPILE_HINT}\n${chunk.code}`;
-        }
-      },
-    },
-  };
-}
-
-/**
  * The page's icon: the 64 px rendering of build/icon.svg that scripts/icons.mjs makes (so the one
  * source stays the one source), emitted as favicon.png. Chromium draws an SVG icon as a document
  * of its own on the page's main thread, 11 ms of a cold load in a trace of opening a big session,
@@ -161,8 +132,11 @@ export default defineConfig({
     plugins: [
       staticIcons(),
       svelte(),
+      // No script carries V8's compile hint (`//# allFunctionsCalledOnLoad`): it compiles every
+      // function of a chunk as it streams in, those the first screen never calls too, and the page
+      // cannot run the app until that is done. On a 2-core machine it made a first open in a new
+      // profile slower (median 881 against 768 ms, 20 loads each way, interleaved; issue 18).
       preloadApp(resolve(root, 'renderer/src/app-main.ts')),
-      compileHints(resolve(root, 'renderer/src/app-main.ts')),
       favicon(),
     ],
     build: {
