@@ -13,7 +13,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { chromium, type Browser } from '@playwright/test';
-import { CHROMIUM_ARGS } from '../playwright.config.js';
+import { CHROMIUM_LAUNCH } from '../playwright.config.js';
 import { BENCH_TOKEN, startLagHost, type LagHost, type LagReport } from './lag-host.js';
 import { recordFigure, type Figure } from './report.js';
 
@@ -137,10 +137,7 @@ async function main(): Promise<void> {
   const host = await startLagHost(dataDir, {
     nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)] : [],
   });
-  const browser = await chromium.launch({
-    executablePath: process.env.DROVER_CHROMIUM ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
-  });
+  const browser = await chromium.launch(CHROMIUM_LAUNCH);
   try {
     const session = await host.call<{ id: string }>('POST', '/sessions', { title: 'lag bench' });
     const panel = await openPanel(browser, host, session.id);

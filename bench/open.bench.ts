@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS } from '../playwright.config.js';
+import { CHROMIUM_LAUNCH } from '../playwright.config.js';
 import { startHost, type RunningHost } from '../e2e/host.js';
 import { seedBigSession } from '../e2e/seed-session.js';
 import { recordFigure } from './report.js';
@@ -201,10 +201,7 @@ async function blankPageFloor(browser: Browser): Promise<number[]> {
   return times;
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.DROVER_CHROMIUM ?? '/usr/bin/chromium',
-  args: CHROMIUM_ARGS,
-});
+const browser = await chromium.launch(CHROMIUM_LAUNCH);
 const WORDS: Record<Visit, string> = {
   first: 'first open, nothing cached',
   again: 'open again, caches warm',

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
-import { CHROMIUM_ARGS } from '../playwright.config.js';
+import { CHROMIUM_LAUNCH } from '../playwright.config.js';
 import { startHost } from '../e2e/host.js';
 import { seedBigSession } from '../e2e/seed-session.js';
 import { recordFigure } from './report.js';
@@ -18,10 +18,7 @@ async function measure(count: number): Promise<number[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'drover-panel-bench-'));
   seedBigSession(dataDir, { session: 'benchsession', finished: count, messages: 1, lastText: 'bench' });
   const host = await startHost({ dataDir });
-  const browser = await chromium.launch({
-    executablePath: process.env.DROVER_CHROMIUM ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
-  });
+  const browser = await chromium.launch(CHROMIUM_LAUNCH);
   const times: number[] = [];
   try {
     for (let round = 0; round < ROUNDS; round++) {
