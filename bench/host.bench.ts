@@ -61,7 +61,11 @@ function flood(
       const ws = new WebSocket(base.replace('http', 'ws').replace(/\\/api$/, '/ws') + '?token=' + token);
       await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = reject; });
       let left = Number(calls);
-      const done = new Promise((resolve) => { ws.onmessage = (m) => { const f = JSON.parse(m.data); if (f.t !== 'result') return; count(f.ok ? 'ok' : f.error.code); if (--left === 0) resolve(); }; });
+      const done = new Promise((resolve) => {
+        ws.onmessage = (m) => { const f = JSON.parse(m.data); if (f.t !== 'result') return; count(f.ok ? 'ok' : f.error.code); if (--left === 0) resolve(); };
+        // The host cuts off a client that falls too far behind (WS_MAX_BUFFERED_BYTES): say so, never wait forever.
+        ws.onclose = (event) => { if (left > 0) { outcomes['unanswered, socket closed ' + event.code] = left; resolve(); } };
+      });
       for (let id = 1; id <= Number(calls); id++) ws.send(JSON.stringify({ t: 'call', id, name: 'getTask', input: { sessionId, taskId } }));
       await done;
       ws.close();
