@@ -14,7 +14,7 @@ export const CHROMIUM_ARGS = [
 /**
  * The `--disable-features` list Playwright passes to Chromium (1.65). Chromium keeps only the last
  * `--disable-features` it is given, so adding to it means replacing this one, not adding a second
- * (test/e2e-browser.test.ts checks the two still agree after an upgrade).
+ * (e2e/test-browser.spec.ts checks the two still agree after an upgrade).
  */
 export const PLAYWRIGHT_DISABLED_FEATURES =
   '--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,LensOverlay,MediaRouter,PaintHolding,ThirdPartyStoragePartitioning,AvoidCorsURLLoaderRestartOnRedirect,TcpPortRandomizationWin,OptimizationHints,NetworkTimeServiceQuerying,AimEnabled,PreconnectToSearch,msForceBrowserSignIn,msEdgeUpdateLaunchServicesPreferredVersion';
