@@ -66,6 +66,10 @@ async function main(): Promise<void> {
       ...(services.settings.current.host?.maxInFlightPerConnection
         ? { maxInFlightPerConnection: services.settings.current.host.maxInFlightPerConnection }
         : {}),
+      // How long a WebSocket client may read nothing before it is cut off (60 s when unset).
+      ...(services.settings.current.host?.stalledClientSeconds
+        ? { wsStallMs: services.settings.current.host.stalledClientSeconds * 1000 }
+        : {}),
     });
   const lastPort = args.port === undefined ? readLastPort(dataDir) : undefined;
   const server = await listen(args.port ?? lastPort ?? 0).catch((error: unknown) => {

@@ -29,6 +29,8 @@ export interface HostServerOptions {
   staticDir: string;
   /** Requests one connection (a WebSocket, or one keep-alive HTTP connection) may have running at once; more wait. */
   maxInFlightPerConnection?: number;
+  /** How long a WebSocket client may take nothing of what is sent to it before it is cut off. */
+  wsStallMs?: number;
   /** The log download tickets' lifetime, cap and clock (tests shorten them). */
   downloadTickets?: DownloadTicketsOptions;
 }
@@ -42,7 +44,10 @@ export interface HostServer {
 
 /** HTTP on loopback only: the built UI, the contract over WebSocket, and REST under /api. */
 export async function startHostServer(options: HostServerOptions): Promise<HostServer> {
-  const ws = new ContractWsServer(options.endpoint, { maxInFlightPerConnection: options.maxInFlightPerConnection });
+  const ws = new ContractWsServer(options.endpoint, {
+    maxInFlightPerConnection: options.maxInFlightPerConnection,
+    stallMs: options.wsStallMs,
+  });
   const restQueues = new FairQueues<object>({ maxInFlight: options.maxInFlightPerConnection });
   // Each server its own: a ticket one host issued is unknown to any other.
   const tickets = new DownloadTickets(options.downloadTickets);

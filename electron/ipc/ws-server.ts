@@ -17,6 +17,19 @@ import { FairQueues } from './fair-queue.js';
 export const WS_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 /** A client that falls this far behind on events is cut off; it reconnects and reloads. */
 export const WS_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+/**
+ * An answer waits, holding its connection's slot, while this much is still unsent to its client: a
+ * client that reads slowly paces its own requests instead of piling answers up in the host.
+ */
+export const WS_SEND_WINDOW_BYTES = 4 * 1024 * 1024;
+/** A client that takes none of what is waiting for it in this long is cut off (settings.json "host"). */
+export const DEFAULT_WS_STALL_MS = 60_000;
+
+export interface ContractWsServerOptions {
+  maxInFlightPerConnection?: number | undefined;
+  /** How long a client may leave what is sent to it untaken before it is cut off. */
+  stallMs?: number | undefined;
+}
 
 /** Carries the contract over WebSockets: one endpoint, any number of clients. */
 export class ContractWsServer {
@@ -30,10 +43,13 @@ export class ContractWsServer {
   readonly #endpoint: ServerEndpoint;
   readonly #unsubscribe: () => void;
   readonly #queues: FairQueues<WebSocket>;
+  readonly #outboxes = new WeakMap<WebSocket, Outbox>();
+  readonly #stallMs: number;
 
-  constructor(endpoint: ServerEndpoint, options: { maxInFlightPerConnection?: number | undefined } = {}) {
+  constructor(endpoint: ServerEndpoint, options: ContractWsServerOptions = {}) {
     this.#endpoint = endpoint;
     this.#queues = new FairQueues({ maxInFlight: options.maxInFlightPerConnection });
+    this.#stallMs = options.stallMs ?? DEFAULT_WS_STALL_MS;
     this.#wss.on('connection', (socket: WebSocket, request: IncomingMessage) => this.#serve(socket, request));
     this.#unsubscribe = endpoint.subscribe((name, payload) => this.#broadcast({ t: 'event', name, payload }));
   }
@@ -54,6 +70,9 @@ export class ContractWsServer {
   }
 
   #serve(socket: WebSocket, request: IncomingMessage): void {
+    const outbox = new Outbox(socket, this.#stallMs);
+    this.#outboxes.set(socket, outbox);
+    socket.on('close', () => outbox.close());
     socket.on('message', (data, isBinary) => {
       void this.#onMessage(socket, isBinary ? null : data.toString());
     });
@@ -107,20 +126,44 @@ export class ContractWsServer {
     await this.#run(socket, frame.data);
   }
 
+  /**
+   * One call in the connection's queue. Its slot is held until the answer is on its way, which waits
+   * while the client has much unread: a client that floods and reads slowly is served at its own pace.
+   */
   async #run(socket: WebSocket, frame: CallFrame): Promise<void> {
-    this.#send(socket, await this.#answer(socket, frame));
+    const outbox = this.#outboxes.get(socket);
+    if (!outbox) return;
+    try {
+      await this.#queues.for(socket).run(async () => {
+        // A call whose turn comes after its client has gone is not run.
+        if (socket.readyState !== socket.OPEN) return;
+        await outbox.sendWhenRoom(JSON.stringify(await this.#answer(frame)));
+      });
+    } catch (error) {
+      // Refused before it ran (the connection's queue is full): that answer is small and goes at once.
+      if (!(error instanceof DroverError)) throw error;
+      this.#send(socket, { t: 'result', id: frame.id, ok: false, error: error.toJSON() });
+    }
   }
 
   /** The carried calls, run as the connection opens; their answers go together, in one frame. */
   async #runCarried(socket: WebSocket, frames: CallFrame[]): Promise<void> {
-    const results = await Promise.all(frames.map((frame) => this.#answer(socket, frame)));
+    const queue = this.#queues.for(socket);
+    const results = await Promise.all(
+      frames.map((frame) =>
+        queue.run(() => this.#answer(frame)).catch((error: unknown): ResultFrame => {
+          if (!(error instanceof DroverError)) throw error;
+          return { t: 'result', id: frame.id, ok: false, error: error.toJSON() };
+        }),
+      ),
+    );
     this.#send(socket, { t: 'results', results });
   }
 
-  async #answer(socket: WebSocket, { id, name, input }: CallFrame): Promise<ResultFrame> {
+  async #answer({ id, name, input }: CallFrame): Promise<ResultFrame> {
     let result;
     try {
-      result = await this.#queues.for(socket).run(() => this.#endpoint.handle(name, input));
+      result = await this.#endpoint.handle(name, input);
     } catch (error) {
       if (!(error instanceof DroverError)) throw error;
       result = { ok: false as const, error: error.toJSON() };
@@ -140,11 +183,84 @@ export class ContractWsServer {
   }
 
   #sendText(socket: WebSocket, text: string): void {
+    this.#outboxes.get(socket)?.send(text);
+  }
+}
+
+/**
+ * What one connection has on its way to its client. Events go at once; answers wait their turn while
+ * more than WS_SEND_WINDOW_BYTES is unsent. A client is cut off when it falls WS_MAX_BUFFERED_BYTES
+ * behind (events keep coming while it reads nothing), or when nothing sent to it has been taken for
+ * the stall time: it reconnects and reloads, and the host holds nothing for it meanwhile.
+ */
+class Outbox {
+  readonly #socket: WebSocket;
+  readonly #stallMs: number;
+  /** Answers waiting for room, in order. */
+  readonly #waiting: { text: string; sent: () => void }[] = [];
+  /** Sends whose writes have not completed yet. */
+  #unwritten = 0;
+  #stall: NodeJS.Timeout | undefined;
+
+  constructor(socket: WebSocket, stallMs: number) {
+    this.#socket = socket;
+    this.#stallMs = stallMs;
+  }
+
+  /** Sends `text` now, whatever is unsent (an event, a refusal, the handshake's answers). */
+  send(text: string): void {
+    const socket = this.#socket;
     if (socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > WS_MAX_BUFFERED_BYTES) {
       socket.terminate();
       return;
     }
-    socket.send(text);
+    if (this.#unwritten++ === 0) this.#armStall();
+    socket.send(text, () => this.#written());
+  }
+
+  /** Sends `text` once less than the window is unsent; resolves when it is sent, or dropped with the connection. */
+  sendWhenRoom(text: string): Promise<void> {
+    return new Promise((sent) => {
+      this.#waiting.push({ text, sent });
+      this.#flush();
+    });
+  }
+
+  close(): void {
+    clearTimeout(this.#stall);
+    this.#stall = undefined;
+    for (const { sent } of this.#waiting.splice(0)) sent();
+  }
+
+  #flush(): void {
+    const socket = this.#socket;
+    if (socket.readyState !== socket.OPEN) return this.close();
+    // Each send adds to the unsent amount at once, so this lets one window's worth through, not every waiter.
+    while (this.#waiting.length > 0 && socket.bufferedAmount < WS_SEND_WINDOW_BYTES) {
+      const { text, sent } = this.#waiting.shift()!;
+      this.send(text);
+      sent();
+    }
+  }
+
+  #written(): void {
+    if (--this.#unwritten === 0) {
+      clearTimeout(this.#stall);
+      this.#stall = undefined;
+    } else {
+      this.#stall?.refresh();
+    }
+    this.#flush();
+  }
+
+  #armStall(): void {
+    this.#stall = setTimeout(() => {
+      console.error(
+        `drover: a WebSocket client took nothing sent to it for ${Math.round(this.#stallMs / 1000)} s; its connection is closed`,
+      );
+      this.#socket.terminate();
+    }, this.#stallMs);
+    this.#stall.unref();
   }
 }

@@ -182,6 +182,8 @@ export const HostSettingsSchema = z
   .object({
     /** Requests one connection may have running at once; more wait in its queue (issue #12). */
     maxInFlightPerConnection: z.number().int().min(1).max(1024),
+    /** Seconds a WebSocket client may leave what is sent to it untaken before it is cut off. */
+    stalledClientSeconds: z.number().int().min(5).max(3600),
   })
   .partial()
   .strict();

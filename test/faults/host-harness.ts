@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { expect } from 'vitest';
 import { spawnHost, TEST_TOKEN, type SpawnedHost } from '../host/spawn-host.js';
@@ -16,10 +17,12 @@ export interface Fixture {
   mark: string;
 }
 
-export async function hostWithBigTask(): Promise<Fixture> {
+export async function hostWithBigTask(settings?: object): Promise<Fixture> {
   // Every process the host starts carries this mark, so the test can prove none is left.
   const mark = `HOSTFAULT_${randomBytes(6).toString('hex')}`;
-  const host = await spawnHost(tempDir('drover-host-fault-'), { ...process.env, [mark]: '1' });
+  const dataDir = tempDir('drover-host-fault-');
+  if (settings) writeFileSync(join(dataDir, 'settings.json'), JSON.stringify(settings));
+  const host = await spawnHost(dataDir, { ...process.env, [mark]: '1' });
   const port = Number(new URL(host.base).port);
   const session = await host.call('POST', '/sessions', { title: 'faults' });
   const task = await host.call('POST', `/sessions/${session.id}/background-tasks`, { command: 'seq 1 160000' });
