@@ -151,10 +151,12 @@ export class ContractWsServer {
     const queue = this.#queues.for(socket);
     const results = await Promise.all(
       frames.map((frame) =>
-        queue.run(() => this.#answer(frame)).catch((error: unknown): ResultFrame => {
-          if (!(error instanceof DroverError)) throw error;
-          return { t: 'result', id: frame.id, ok: false, error: error.toJSON() };
-        }),
+        queue
+          .run(() => this.#answer(frame))
+          .catch((error: unknown): ResultFrame => {
+            if (!(error instanceof DroverError)) throw error;
+            return { t: 'result', id: frame.id, ok: false, error: error.toJSON() };
+          }),
       ),
     );
     this.#send(socket, { t: 'results', results });

@@ -114,6 +114,9 @@ describe('rendering the model’s Markdown', () => {
 
   it('highlights known languages with classes (no inline style), and leaves others plain', async () => {
     const highlight = await loadHighlighter(['ts']);
+    // Shiki gives up on a line after 500 ms of wall time and leaves its rest plain. The grammar's
+    // patterns are compiled on first use, which on a busy machine can take that long: compiled first.
+    highlight('const a = 1;', 'ts');
     const root = document.createElement('div');
     root.append(renderMarkdown('```ts\nconst a = "\u001b";\n```\n\n```brainfuck\n+++\n```', highlight));
     const [ts, other] = [...root.querySelectorAll('pre code')];
