@@ -35,28 +35,42 @@ function bridgeTransport(bridge: DroverBridge): ClientTransport {
   };
 }
 
+/** The token this page was opened with, until it is kept in sessionStorage. */
+let openedWith: string | null = null;
+
 /**
  * The token arrives once in the URL the host printed. It is kept for this tab only and taken
- * out of the address bar at once (replaceState: no history entry keeps it), so it is not
- * shown, bookmarked, shared in a screenshot or left in the browser's history.
+ * out of the address bar as soon as the page is idle, its first screen up (replaceState: no
+ * later history entry has it), so it is not shown, bookmarked or shared in a screenshot. Not at
+ * once: a same-document navigation costs the page's main thread about 10 ms on a 2-core machine,
+ * and on a first open that main thread is the critical path (issue 18).
  */
 function webSocketUrl(): string {
-  const params = new URLSearchParams(location.search);
-  const fromUrl = params.get('token');
-  if (fromUrl) {
-    sessionStorage.setItem(TOKEN_KEY, fromUrl);
-    params.delete('token');
-    const query = params.toString();
-    history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
-  }
-  const token = fromUrl ?? hostToken();
+  openedWith = new URLSearchParams(location.search).get('token');
+  if (openedWith) whenIdle(forgetTokenInUrl);
+  const token = openedWith ?? hostToken();
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   return `${scheme}://${location.host}${WS_PATH}?token=${encodeURIComponent(token)}`;
 }
 
 /** The headless host's token for this tab (kept in sessionStorage, never in the URL), for REST calls the page makes. */
 export function hostToken(): string {
-  return sessionStorage.getItem(TOKEN_KEY) ?? '';
+  return openedWith ?? sessionStorage.getItem(TOKEN_KEY) ?? '';
+}
+
+function forgetTokenInUrl(): void {
+  if (openedWith) sessionStorage.setItem(TOKEN_KEY, openedWith);
+  const params = new URLSearchParams(location.search);
+  if (!params.has('token')) return;
+  params.delete('token');
+  const query = params.toString();
+  history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+}
+
+/** Runs `work` once the page has a moment to spare (at most a second from now). */
+function whenIdle(work: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(work, { timeout: 1_000 });
+  else setTimeout(work, 0);
 }
 
 /** The contract's requests over `transport`; built without the contract's schemas (createCallApi), so it is cheap to make first. */
