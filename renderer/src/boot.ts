@@ -9,6 +9,10 @@
 import { connectApi, createTransport } from './lib/api.js';
 import { OpenPrefetch } from './lib/state/open-prefetch.js';
 import { parseRoute } from './lib/state/router.svelte.js';
+import { fontPlatform } from './lib/platform.js';
+
+// Before the first layout: app.css picks this platform's monospace family (see --font-mono there).
+document.documentElement.dataset.fonts = fontPlatform(navigator);
 
 // Best effort, never waited on: a page whose worker cannot start makes its formatters itself.
 try {
