@@ -17,5 +17,7 @@ describe('kill -9 of the host at random points of a write burst', () => {
     // The kills landed while requests were in flight, and the bursts wrote something worth checking.
     expect(figures.cutOff).toBeGreaterThan(0);
     expect(figures.acknowledged).toBeGreaterThan(ITERATIONS * 2);
-  }, 180_000);
+    // Each kill starts a host again, and that slows with the machine: 112 s in a CI run with two CPU
+    // burners beside the other test files, so the limit is well above that.
+  }, 300_000);
 });
