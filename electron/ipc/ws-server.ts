@@ -141,8 +141,7 @@ export class ContractWsServer {
       });
     } catch (error) {
       // Refused before it ran (the connection's queue is full): that answer is small and goes at once.
-      if (!(error instanceof DroverError)) throw error;
-      this.#send(socket, { t: 'result', id: frame.id, ok: false, error: error.toJSON() });
+      this.#send(socket, failed(frame.id, error));
     }
   }
 
@@ -150,14 +149,7 @@ export class ContractWsServer {
   async #runCarried(socket: WebSocket, frames: CallFrame[]): Promise<void> {
     const queue = this.#queues.for(socket);
     const results = await Promise.all(
-      frames.map((frame) =>
-        queue
-          .run(() => this.#answer(frame))
-          .catch((error: unknown): ResultFrame => {
-            if (!(error instanceof DroverError)) throw error;
-            return { t: 'result', id: frame.id, ok: false, error: error.toJSON() };
-          }),
-      ),
+      frames.map((frame) => queue.run(() => this.#answer(frame)).catch((error: unknown) => failed(frame.id, error))),
     );
     this.#send(socket, { t: 'results', results });
   }
@@ -167,8 +159,7 @@ export class ContractWsServer {
     try {
       result = await this.#endpoint.handle(name, input);
     } catch (error) {
-      if (!(error instanceof DroverError)) throw error;
-      result = { ok: false as const, error: error.toJSON() };
+      return failed(id, error);
     }
     return result.ok
       ? { t: 'result', id, ok: true, value: result.value }
@@ -187,6 +178,12 @@ export class ContractWsServer {
   #sendText(socket: WebSocket, text: string): void {
     this.#outboxes.get(socket)?.send(text);
   }
+}
+
+/** A DroverError as the answer to call `id`; anything else is a fault of Drover's and is thrown on. */
+function failed(id: number, error: unknown): ResultFrame {
+  if (!(error instanceof DroverError)) throw error;
+  return { t: 'result', id, ok: false, error: error.toJSON() };
 }
 
 /**

@@ -35,7 +35,7 @@ function bridgeTransport(bridge: DroverBridge): ClientTransport {
   };
 }
 
-/** The token this page was opened with, until it is kept in sessionStorage. */
+/** The token in the address this page was opened with (null when it had none: a reload, say). */
 let openedWith: string | null = null;
 
 /**
@@ -58,8 +58,9 @@ export function hostToken(): string {
   return openedWith ?? sessionStorage.getItem(TOKEN_KEY) ?? '';
 }
 
+/** Keeps the token for the tab's reloads, and takes it out of the address bar. */
 function forgetTokenInUrl(): void {
-  if (openedWith) sessionStorage.setItem(TOKEN_KEY, openedWith);
+  sessionStorage.setItem(TOKEN_KEY, openedWith!);
   const params = new URLSearchParams(location.search);
   if (!params.has('token')) return;
   params.delete('token');
