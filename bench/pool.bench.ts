@@ -29,6 +29,9 @@ const INSTANCE = 'bench0000000';
 const os = currentUnixOs();
 const containers = unixContainers({ instanceId: INSTANCE, os });
 const newRunner = () => new CommandRunner({ containers });
+/** The same runner with every task in a process group instead of a cgroup (not a figure; see isolatedStarts). */
+const newGroupRunner = () =>
+  new CommandRunner({ containers: unixContainers({ instanceId: INSTANCE, os, mode: 'group' }) });
 
 const INGEST_BYTES = 50 * 1024 * 1024;
 /** Starts of each kind timed; a median of many, as one start takes 3 to 6 ms and the machine is shared. */
@@ -267,6 +270,56 @@ async function firstByte(): Promise<void> {
   );
 }
 
+/** Starts timed one at a time, each after a quiet spell, as a person or the model starts most tasks. */
+const ISOLATED_ROUNDS = 30;
+const QUIET_MS = 50;
+
+/**
+ * Not figures: what a start costs when nothing else started just before, with the task in a
+ * cgroup (as the app holds it on Linux) and in a process group. Moving a shell into its cgroup
+ * write-locks a lock that every fork on the machine reads; after a quiet spell of a few
+ * milliseconds the kernel first waits out an RCU grace period (5 to 25 ms here). Starts close
+ * together share one, which is what the spawn figure's back-to-back starts see. The process-group
+ * line is the pool's own work without the kernel's.
+ */
+async function isolatedStarts(): Promise<void> {
+  const probes = { cgroup: new FirstByteProbe(newRunner()), group: new FirstByteProbe(newGroupRunner()) };
+  const pools = {
+    cgroup: makePool('isolated-cgroup', probes.cgroup).pool,
+    group: makePool('isolated-group', probes.group).pool,
+  };
+  const times = {
+    base: [] as number[],
+    cgroup: { pipe: [] as number[], terminal: [] as number[] },
+    group: { pipe: [] as number[], terminal: [] as number[] },
+  };
+  const quiet = () => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+  for (let i = 0; i < ISOLATED_ROUNDS; i++) {
+    await quiet();
+    const t = performance.now();
+    let first = 0;
+    await runShell('echo ready', () => (first = performance.now()));
+    times.base.push(first - t);
+    for (const held of ['cgroup', 'group'] as const)
+      for (const tty of [false, true]) {
+        await quiet();
+        const start = performance.now();
+        const task = await pools[held].start({ sessionId: 'bench', command: 'echo ready', cwd: dir, tty });
+        await pools[held].waitFor(task.id, 10_000);
+        times[held][tty ? 'terminal' : 'pipe'].push(probes[held].firstByte.get(task.id)! - start);
+      }
+  }
+  const base = median(times.base);
+  const both = (held: 'cgroup' | 'group') =>
+    (['pipe', 'terminal'] as const)
+      .map((runner) => `${runner} ${fmt(median(times[held][runner]))} ms (${fmt(median(times[held][runner]) / base)})`)
+      .join(', ');
+  console.log(
+    `  not figures, starts each after ${QUIET_MS} ms of quiet (median of ${ISOLATED_ROUNDS}): child_process ${fmt(base)} ms; ` +
+      `held in a cgroup: ${both('cgroup')}; in a process group: ${both('group')}`,
+  );
+}
+
 async function list(): Promise<void> {
   const dataDir = join(dir, 'list');
   const db = openDatabase(join(dataDir, 'drover.sqlite'));
@@ -375,6 +428,7 @@ async function list(): Promise<void> {
 
 try {
   await firstByte();
+  await isolatedStarts();
   await list();
   await ingest();
 } finally {
