@@ -132,7 +132,7 @@ export class ShellLauncher {
       ? await this.#sandboxed(spec)
       : { file: this.shell, args: shellArgs(this.shell, spec.command), env: {} };
     Object.assign(env, inner.env);
-    const container = this.#containers.create(spec.taskId, spec.mark);
+    const container = await this.#containers.create(spec.taskId, spec.mark);
     const gate = how.terminal ? (how.gate?.(spec.taskId) ?? null) : null;
     let launch: { file: string; args: string[] };
     try {
@@ -143,7 +143,7 @@ export class ShellLauncher {
       });
     } catch (error) {
       gate?.close();
-      container.dispose();
+      await container.dispose();
       throw error;
     }
     let io: LeaderIo;
@@ -151,7 +151,7 @@ export class ShellLauncher {
       io = how.spawn(launch, env, spec.cwd);
     } catch (error) {
       gate?.close();
-      container.dispose();
+      await container.dispose();
       const message = (error as Error).message;
       throw new StartError(`could not start ${this.shell}: ${/fork/i.test(message) ? explainForkFailure() : message}`);
     }

@@ -74,8 +74,8 @@ export class TaskProcessHandle implements RunnerHandle {
         const settleWhenEmpty = () => {
           if (this.#emptySafely() || (!looked && this.#emptyLookingAfresh())) {
             this.#settled = true;
-            this.#container.dispose();
-            void io.finish().then(() => resolve(exit));
+            // Ended once its cgroup is gone too, so nothing of the task is left on the OS when it settles.
+            void Promise.allSettled([this.#container.dispose(), io.finish()]).then(() => resolve(exit));
             return;
           }
           looked = true;
@@ -170,7 +170,7 @@ export class TaskProcessHandle implements RunnerHandle {
       /* already gone */
     }
     await within(this.#done, KILL_CONFIRM_MS);
-    this.#container.dispose();
+    await this.#container.dispose();
   }
 
   pause(): void {

@@ -2,12 +2,12 @@ import {
   accessSync,
   constants as fsConstants,
   existsSync,
-  mkdirSync,
   readFileSync,
   readdirSync,
   rmdirSync,
   writeFileSync,
 } from 'node:fs';
+import { mkdir, readdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -118,15 +118,22 @@ export class Cgroups {
     return dir;
   }
 
-  /** Creates a cgroup (its parent must exist). Throws with the OS's reason (EAGAIN: a limit on descendants). */
-  create(path: string): void {
-    mkdirSync(this.#dir(path));
+  /*
+   * A task's cgroup is made and removed off the event loop (create, ensure, removeAsync): making or
+   * removing a cgroup waits for the kernel's cgroup lock, which a shell entering its cgroup holds
+   * while the kernel waits out an RCU grace period (5 to 25 ms). Done synchronously, a burst of
+   * starts stalled the event loop for up to 20 ms at a time.
+   */
+
+  /** Creates a cgroup (its parent must exist). Rejects with the OS's reason (EAGAIN: a limit on descendants). */
+  async create(path: string): Promise<void> {
+    await mkdir(this.#dir(path));
   }
 
   /** Creates a cgroup unless it exists. */
-  ensure(path: string): void {
+  async ensure(path: string): Promise<void> {
     try {
-      this.create(path);
+      await this.create(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
@@ -202,6 +209,12 @@ export class Cgroups {
     return dir ? removeTree(dir) : true;
   }
 
+  /** remove(), off the event loop: a finished task's cgroup. Never rejects. */
+  async removeAsync(path: string): Promise<boolean> {
+    const dir = cgroupDir(this.hierarchy, path);
+    return dir ? removeTreeAsync(dir) : true;
+  }
+
   #read(path: string, file: string): string | null {
     try {
       return readFileSync(join(this.#dir(path), file), 'utf8');
@@ -259,6 +272,23 @@ function childCgroups(dir: string): string[] {
       .map((entry) => entry.name);
   } catch {
     return [];
+  }
+}
+
+async function removeTreeAsync(dir: string): Promise<boolean> {
+  let clean = true;
+  let children: string[] = [];
+  try {
+    children = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    /* gone already, or unreadable: the rmdir below says which */
+  }
+  for (const child of children) clean = (await removeTreeAsync(join(dir, child))) && clean;
+  try {
+    await rmdir(dir);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? clean : false;
   }
 }
 

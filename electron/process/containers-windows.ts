@@ -136,11 +136,12 @@ export class JobContainer implements TaskContainer {
     return [];
   }
 
-  dispose(): void {
+  dispose(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
     if (this.#job) this.#os.closeJob(this.#job);
     this.#job = null;
+    return Promise.resolve();
   }
 }
 
@@ -148,7 +149,7 @@ export function windowsContainers(os: WindowsOs, identify: (pid: number) => stri
   return {
     kind: 'job',
     description: 'a job object of its own',
-    create: () => new JobContainer(os, identify),
+    create: () => Promise.resolve(new JobContainer(os, identify)),
     dispose() {},
   };
 }

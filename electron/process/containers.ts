@@ -36,8 +36,8 @@ export interface TaskContainer {
   terminate(): number[] | null;
   /** SIGKILL to every process of the task. Returns the pids found outside the container by their mark. */
   kill(): number[];
-  /** Releases what the container holds on the OS (removes the empty cgroup). */
-  dispose(): void;
+  /** Releases what the container holds on the OS (removes the empty cgroup); never rejects. */
+  dispose(): Promise<void>;
   /** Windows: reports the processes seen in the task's job as they appear. */
   watchMembers?(report: (members: readonly WindowsMember[]) => void): void;
 }
@@ -153,7 +153,9 @@ export class GroupContainer implements TaskContainer {
     return this.#marked.signal('SIGKILL', inside);
   }
 
-  dispose(): void {}
+  dispose(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** How a task's shell is to be started (TaskContainer.wrap). */
@@ -280,8 +282,8 @@ class CgroupContainer implements TaskContainer {
     return this.#marked.signal('SIGKILL', new Set(this.#cgroups.members(this.cgroup)));
   }
 
-  dispose(): void {
-    this.#cgroups.remove(this.cgroup);
+  async dispose(): Promise<void> {
+    await this.#cgroups.removeAsync(this.cgroup);
   }
 }
 
@@ -304,7 +306,8 @@ export interface ContainerFactory {
   /** What each task is held in here, and why, in words: "a cgroup of its own, under …". */
   readonly description: string;
   readonly kind: Containment;
-  create(taskId: string, mark: Mark): TaskContainer;
+  /** A new task's container, made off the event loop where the OS has work to do (a cgroup's folder). */
+  create(taskId: string, mark: Mark): Promise<TaskContainer>;
   /** Removes this run's empty cgroups. */
   dispose(): void;
 }
@@ -334,11 +337,11 @@ export function unixContainers(options: ContainerOptions): ContainerFactory {
   return {
     kind: 'cgroup',
     description: `a cgroup of its own, under ${cgroupDir(hierarchy, base)}`,
-    create(taskId, mark) {
+    async create(taskId, mark) {
       const path = `${base}/${taskId}`;
       try {
-        cgroups.ensure(base);
-        cgroups.create(path);
+        await cgroups.ensure(base);
+        await cgroups.create(path);
       } catch (error) {
         return new GroupContainer(
           options.os,
@@ -369,7 +372,7 @@ function groupContainers(os: UnixOs, marks: MarkScan, description: string): Cont
   return {
     kind: 'group',
     description,
-    create: (_taskId, mark) => new GroupContainer(os, mark, null, marks),
+    create: (_taskId, mark) => Promise.resolve(new GroupContainer(os, mark, null, marks)),
     dispose() {},
   };
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cgroupDir, findCgroup2 } from '../../electron/process/cgroup.js';
 import { unixContainers } from '../../electron/process/containers.js';
+import { markFor } from '../../electron/process/identity.js';
 import { currentUnixOs } from '../../electron/process/unix-os.js';
 import { logText, makePool, pidAlive, type Harness, type HarnessOptions } from '../pool/pool-harness.js';
 import { tempDir, until } from '../helpers.js';
@@ -202,6 +203,29 @@ describe.skipIf(cgroupUnavailable !== null)('the cgroup path', () => {
     const path = /^0::(\S+)$/m.exec(logText(task.logPath))![1]!;
     expect(path).toMatch(new RegExp(`/drover-${instanceId}/${task.id}$`));
     expect(existsSync(cgroupDir(hierarchy, path)!)).toBe(false);
+  });
+
+  it("makes and removes a task's cgroup off the event loop: the call returns before the folder is made or gone", async () => {
+    const hierarchy = findCgroup2()!;
+    const instanceId = `async${Date.now().toString(36).slice(-7)}`;
+    const factory = unixContainers({ instanceId, os: currentUnixOs() });
+    try {
+      const making = factory.create('bg_1', markFor(instanceId, 'bg_1'));
+      const own = /^0::(\S+)$/m.exec(readFileSync('/proc/self/cgroup', 'utf8'))![1]!;
+      const dir = cgroupDir(hierarchy, `${own === '/' ? '' : own}/drover-${instanceId}/bg_1`)!;
+      // Done synchronously, this waited for the kernel's cgroup lock, which a shell entering its cgroup
+      // holds for an RCU grace period: the event loop stalled.
+      expect(existsSync(dir)).toBe(false);
+      const container = await making;
+      expect(container.kind).toBe('cgroup');
+      expect(existsSync(dir)).toBe(true);
+      const removing = container.dispose();
+      expect(existsSync(dir)).toBe(true);
+      await removing;
+      expect(existsSync(dir)).toBe(false);
+    } finally {
+      factory.dispose();
+    }
   });
 
   // Where the shell runs nothing of the person's before its command, it enters the cgroup itself
