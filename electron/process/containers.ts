@@ -334,14 +334,28 @@ export function unixContainers(options: ContainerOptions): ContainerFactory {
   const { hierarchy, own } = found;
   const cgroups = new Cgroups(hierarchy);
   const base = `${own === '/' ? '' : own}/drover-${options.instanceId}`;
+  /** Whether this run has made (or found) the instance's cgroup: then a task's is made in one step. */
+  let baseMade = false;
+  const makeTaskCgroup = async (path: string): Promise<void> => {
+    if (baseMade) {
+      try {
+        return await cgroups.create(path);
+      } catch (error) {
+        // The instance's cgroup was removed under us (ENOENT): made again below.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+    await cgroups.ensure(base);
+    baseMade = true;
+    await cgroups.create(path);
+  };
   return {
     kind: 'cgroup',
     description: `a cgroup of its own, under ${cgroupDir(hierarchy, base)}`,
     async create(taskId, mark) {
       const path = `${base}/${taskId}`;
       try {
-        await cgroups.ensure(base);
-        await cgroups.create(path);
+        await makeTaskCgroup(path);
       } catch (error) {
         return new GroupContainer(
           options.os,

@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cgroupDir, findCgroup2 } from '../../electron/process/cgroup.js';
 import { unixContainers } from '../../electron/process/containers.js';
@@ -223,6 +223,13 @@ describe.skipIf(cgroupUnavailable !== null)('the cgroup path', () => {
       expect(existsSync(dir)).toBe(true);
       await removing;
       expect(existsSync(dir)).toBe(false);
+      // The instance's own cgroup removed under it (only the first task's start makes it): made again.
+      factory.dispose();
+      expect(existsSync(dirname(dir))).toBe(false);
+      const next = await factory.create('bg_2', markFor(instanceId, 'bg_2'));
+      expect(next.kind).toBe('cgroup');
+      expect(existsSync(join(dirname(dir), 'bg_2'))).toBe(true);
+      await next.dispose();
     } finally {
       factory.dispose();
     }
