@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { prettyJson, prettyJsonParts, visibleCommand } from './format.js';
+import { formatCount, prettyJson, prettyJsonParts, visibleCommand } from './format.js';
 import { taskNotice } from './notify.js';
 import { settledRow } from './test-tasks.js';
 
@@ -10,6 +10,10 @@ const joined = (value: unknown) =>
     .join('');
 
 describe('renderer formatting', () => {
+  it('groups counts as the locale does, through one formatter made once', () => {
+    for (const value of [0, 7, 1234, 2_000_000, 1234.5]) expect(formatCount(value)).toBe(value.toLocaleString());
+  });
+
   it('shows control characters escaped, as the gate does', () => {
     expect(visibleCommand('ls\nrm')).toBe('ls\\nrm');
   });
