@@ -129,7 +129,7 @@ export class TaskProcessHandle implements RunnerHandle {
     const gone = () => this.#settled || (this.#leaderExit !== null && this.#emptySafely());
     let gentle: number[] | null;
     try {
-      gentle = this.#container.terminate();
+      gentle = await this.#container.terminate();
     } catch {
       gentle = []; // some may have been asked to end; SIGKILL below still comes
     }

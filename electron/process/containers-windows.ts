@@ -121,8 +121,8 @@ export class JobContainer implements TaskContainer {
   }
 
   /** Windows has no SIGTERM for a console tree: stopping is terminating. */
-  terminate(): null {
-    return null;
+  terminate(): Promise<null> {
+    return Promise.resolve(null);
   }
 
   kill(): number[] {

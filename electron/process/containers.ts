@@ -30,10 +30,11 @@ export interface TaskContainer {
   /** Every process of the task now. */
   members(): number[];
   /**
-   * SIGTERM and SIGCONT to every process of the task. Returns the pids found outside the container
-   * by their mark; null where there is no gentle stop to wait on, so a stop goes straight to kill().
+   * SIGTERM and SIGCONT to every process of the task. Resolves with the pids found outside the
+   * container by their mark; null where there is no gentle stop to wait on, so a stop goes straight
+   * to kill(). Never rejects.
    */
-  terminate(): number[] | null;
+  terminate(): Promise<number[] | null>;
   /** SIGKILL to every process of the task. Returns the pids found outside the container by their mark. */
   kill(): number[];
   /** Releases what the container holds on the OS (removes the empty cgroup); never rejects. */
@@ -135,7 +136,7 @@ export class GroupContainer implements TaskContainer {
     return [...new Set([...this.#groupMembers(true), ...(this.#marked.pids(true) ?? [])])];
   }
 
-  terminate(): number[] {
+  async terminate(): Promise<number[]> {
     const inside = new Set(this.#groupMembers(true));
     if (inside.size > 0) {
       this.#os.signalGroup(this.#pgid, 'SIGTERM');
@@ -269,8 +270,10 @@ class CgroupContainer implements TaskContainer {
     return [...new Set([...this.#cgroups.members(this.cgroup), ...(this.#marked.pids(true) ?? [])])];
   }
 
-  terminate(): number[] {
-    const inside = new Set(this.#cgroups.exists(this.cgroup) ? this.#cgroups.signal(this.cgroup, 'SIGTERM') : []);
+  async terminate(): Promise<number[]> {
+    const inside = new Set(
+      this.#cgroups.exists(this.cgroup) ? await this.#cgroups.signalAsync(this.cgroup, 'SIGTERM') : [],
+    );
     if (inside.size > 0) this.#cgroups.signal(this.cgroup, 'SIGCONT');
     const outside = this.#marked.signal('SIGTERM', inside);
     for (const pid of outside) this.#os.signalProcess(pid, 'SIGCONT');
