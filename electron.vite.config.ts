@@ -23,8 +23,9 @@ type OutputBundle = Parameters<NonNullable<Extract<Plugin['generateBundle'], (..
 
 /**
  * The scripts every load of the page runs: its entry, the app's chunk (a module id, see
- * preloadApp) and every chunk either imports, however deep. Chunks only imported on demand (the
- * terminal, settings, a highlighter's grammar) are not among them.
+ * preloadApp), what the entry itself imports on the fly at once (the frames' schemas, which the
+ * connection loads as it opens: ws-client.ts), and every chunk any of these imports, however deep.
+ * Chunks only imported on demand (the terminal, settings, a highlighter's grammar) are not among them.
  */
 function firstLoadChunks(bundle: OutputBundle, appEntry: string): string[] {
   const chunks = Object.values(bundle).filter((item) => item.type === 'chunk');
@@ -39,7 +40,10 @@ function firstLoadChunks(bundle: OutputBundle, appEntry: string): string[] {
     files.push(file);
     chunk.imports.forEach(visit);
   };
-  chunks.filter((chunk) => chunk.isEntry).forEach((chunk) => visit(chunk.fileName));
+  for (const entry of chunks.filter((chunk) => chunk.isEntry)) {
+    visit(entry.fileName);
+    entry.dynamicImports.forEach(visit);
+  }
   visit(app.fileName);
   return files;
 }

@@ -8,7 +8,7 @@
  */
 import { connectApi, createTransport } from './lib/api.js';
 import { OpenPrefetch } from './lib/state/open-prefetch.js';
-import { parseRoute } from './lib/state/router.svelte.js';
+import { parseRoute } from './lib/route.js';
 import { fontPlatform } from './lib/platform.js';
 
 // Before the first layout: app.css picks this platform's monospace family (see --font-mono there).

@@ -1,4 +1,4 @@
-import { DroverError } from './errors.js';
+import { DroverError } from './drover-error.js';
 import type { Contract, EventName, InputOf, OutputOf, PayloadOf, RequestName } from './define.js';
 import type { ClientTransport } from './transport.js';
 

@@ -2,6 +2,7 @@
 // wire frames, ws-protocol.ts). With classic zod, whose schemas each carry all its methods, a cold
 // open of a big session took 10 to 24 ms longer (issue 18, side by side); zod's core still comes.
 import * as z from 'zod/mini';
+import { DroverError } from './drover-error.js';
 
 /** Every failure that crosses the contract carries one of these codes. */
 export const ErrorCodeSchema = z.enum([
@@ -45,38 +46,9 @@ export const ResultSchema = z.union([
   z.object({ ok: z.literal(false), error: IpcErrorSchema }),
 ]);
 
-/** Thrown by services and by the client; carries a code the transports can map (REST: HTTP status). */
-export class DroverError extends Error {
-  readonly code: ErrorCode;
-  readonly path: string | undefined;
-  readonly issues: readonly { path: string; message: string }[] | undefined;
-
-  constructor(
-    code: ErrorCode,
-    message: string,
-    detail: { path?: string; issues?: { path: string; message: string }[] } = {},
-  ) {
-    super(message);
-    this.name = 'DroverError';
-    this.code = code;
-    this.path = detail.path;
-    this.issues = detail.issues;
-  }
-
-  toJSON(): IpcError {
-    const out: IpcError = { code: this.code, message: this.message };
-    if (this.path !== undefined) out.path = this.path;
-    if (this.issues !== undefined) out.issues = [...this.issues];
-    return out;
-  }
-
-  static from(error: IpcError): DroverError {
-    const detail: { path?: string; issues?: { path: string; message: string }[] } = {};
-    if (error.path !== undefined) detail.path = error.path;
-    if (error.issues !== undefined) detail.issues = error.issues;
-    return new DroverError(error.code, error.message, detail);
-  }
-}
+// The class itself has no schema in it, so the page's first script can throw and pass it on
+// before zod is loaded (drover-error.ts); every other module takes it from here.
+export { DroverError };
 
 export function notFound(what: string, id: string): DroverError {
   return new DroverError('not_found', `No ${what} with id "${id}"`, { path: 'id' });

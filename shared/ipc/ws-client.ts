@@ -1,13 +1,7 @@
-import { DroverError, type Result } from './errors.js';
-import {
-  HANDSHAKE_CALLS,
-  HANDSHAKE_MAX_CALLS,
-  HANDSHAKE_MAX_CHARS,
-  HANDSHAKE_PARAM,
-  ServerFrameSchema,
-  type CallFrame,
-  type ResultFrame,
-} from './ws-protocol.js';
+import { DroverError } from './drover-error.js';
+import type { Result } from './errors.js';
+import { HANDSHAKE_CALLS, HANDSHAKE_MAX_CALLS, HANDSHAKE_MAX_CHARS, HANDSHAKE_PARAM } from './ws-connect.js';
+import type { CallFrame, ResultFrame, ServerFrame } from './ws-protocol.js';
 import type { ClientTransport, ConnectionState } from './transport.js';
 
 /** The part of a WebSocket this client needs: the browser's and the `ws` package's both fit. */
@@ -46,6 +40,22 @@ interface Pending {
   stage: 'waiting' | 'carried' | 'sent';
 }
 
+/** A parsed frame checked against the protocol: the frame, or null when it is not one. */
+type FrameReader = (parsed: unknown) => ServerFrame | null;
+
+/**
+ * The frames' schemas (ws-protocol.ts, with zod), loaded as the client is made rather than before
+ * it: on a first open the page's first script makes the client, and loading zod ahead of it held
+ * the connection back by the time zod takes to evaluate (issue 18). Frames that come before the
+ * schemas wait for them, in order.
+ */
+function loadFrameReader(): Promise<FrameReader> {
+  return import('./ws-protocol.js').then(({ ServerFrameSchema }) => (parsed) => {
+    const frame = ServerFrameSchema.safeParse(parsed);
+    return frame.success ? frame.data : null;
+  });
+}
+
 export interface WsClientTransport extends ClientTransport {
   readonly state: ConnectionState;
   close(): void;
@@ -68,6 +78,9 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
   let delay = RECONNECT_FIRST_DELAY_MS;
   let reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   let closedByUser = false;
+  let readFrame: FrameReader | null = null;
+  /** Frames that came before the schemas were loaded, oldest first. */
+  const early: unknown[] = [];
 
   const setState = (next: ConnectionState) => {
     if (next === state) return;
@@ -145,15 +158,18 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
   };
 
   const onFrame = (data: unknown) => {
+    if (!readFrame) {
+      early.push(data);
+      return;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(typeof data === 'string' ? data : String(data));
     } catch {
       return;
     }
-    const frame = ServerFrameSchema.safeParse(parsed);
-    if (!frame.success) return;
-    const value = frame.data;
+    const value = readFrame(parsed);
+    if (!value) return;
     if (value.t === 'event') {
       for (const listener of eventListeners) listener(value.name, value.payload);
     } else if (value.t === 'result') {
@@ -172,6 +188,35 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     entry.resolve(result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error });
   };
 
+  /** Why calls fail from now on: closed by its user, or its protocol code would not load. */
+  let closedWhy = 'This connection was closed';
+  const closeWith = (message: string) => {
+    closedByUser = true;
+    closedWhy = message;
+    if (reconnectTimer) clearTimeout(reconnectTimer);
+    for (const entry of pending.values()) {
+      clearTimeout(entry.timer);
+      entry.resolve(failure('disconnected', message));
+    }
+    pending.clear();
+    socket?.close(1000, 'client closed');
+    setState('closed');
+  };
+
+  loadFrameReader().then(
+    (reader) => {
+      readFrame = reader;
+      for (const data of early.splice(0)) onFrame(data);
+    },
+    (error: unknown) => {
+      // The page's own code would not load (a build replaced under it): no answer can be read, so every call says why.
+      early.length = 0;
+      closeWith(
+        `Drover's page could not load its protocol code (${error instanceof Error ? error.message : String(error)}); reload the page`,
+      );
+    },
+  );
+
   queueMicrotask(() => {
     if (!closedByUser) connect();
   });
@@ -181,7 +226,7 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
       return state;
     },
     call(name, input) {
-      if (closedByUser) return Promise.resolve(failure('disconnected', 'This connection was closed'));
+      if (closedByUser) return Promise.resolve(failure('disconnected', closedWhy));
       return new Promise((resolve) => {
         const id = nextId++;
         const timer = setTimeout(() => {
@@ -209,15 +254,7 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
       return () => stateListeners.delete(listener);
     },
     close() {
-      closedByUser = true;
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      for (const entry of pending.values()) {
-        clearTimeout(entry.timer);
-        entry.resolve(failure('disconnected', 'This connection was closed'));
-      }
-      pending.clear();
-      socket?.close(1000, 'client closed');
-      setState('closed');
+      closeWith('This connection was closed');
     },
   };
 }

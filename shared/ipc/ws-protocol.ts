@@ -1,6 +1,10 @@
 // zod/mini: the page parses every frame with these, on its first load (see errors.ts).
 import * as z from 'zod/mini';
 import { IpcErrorSchema } from './errors.js';
+import { HANDSHAKE_CALLS, HANDSHAKE_MAX_CALLS } from './ws-connect.js';
+
+// Where and how a client connects, in a module free of zod (the page's first script needs them).
+export * from './ws-connect.js';
 
 /** Frames carried over the headless host's WebSocket, one JSON object per message. */
 export const CallFrameSchema = z.strictObject({
@@ -39,23 +43,6 @@ export const ServerFrameSchema = z.discriminatedUnion('t', [
   ProtocolErrorFrameSchema,
 ]);
 export type ServerFrame = z.infer<typeof ServerFrameSchema>;
-
-/** Path of the WebSocket endpoint on the host; the token travels as `?token=`. */
-export const WS_PATH = '/ws';
-
-/**
- * Calls a client may carry in its handshake (`?calls=`, a JSON array of call frames) instead of
- * sending them once the socket is open: the host runs them as the connection opens, and their
- * answers are on the way before a busy page has even noticed the open (issue 18: opening a big
- * session). Only the reads a page opens with: answering one twice (a handshake that failed after
- * the host ran it, then the same call again) changes nothing. Anything else is refused.
- */
-export const HANDSHAKE_CALLS: ReadonlySet<string> = new Set(['listSessions', 'listMessages', 'openTasks']);
-export const HANDSHAKE_MAX_CALLS = 4;
-/** How long the carried calls may be, encoded: well inside what any HTTP server takes as a request line. */
-export const HANDSHAKE_MAX_CHARS = 2_048;
-/** The query parameter that carries them. */
-export const HANDSHAKE_PARAM = 'calls';
 
 export const HandshakeCallsSchema = z
   .array(

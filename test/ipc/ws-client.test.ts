@@ -52,3 +52,47 @@ describe('WebSocket client timeouts', () => {
     });
   });
 });
+
+describe('frames that come before the client has its schemas', () => {
+  it('are read once the schemas are loaded, in the order they came, and a malformed one is still dropped', async () => {
+    let socket!: WebSocketLike;
+    const sent: string[] = [];
+    const client = createWsClient({
+      url: 'ws://127.0.0.1:9/ws',
+      createSocket: () => {
+        socket = {
+          readyState: 1,
+          send: (data) => sent.push(data),
+          close: () => {},
+          onopen: null,
+          onclose: null,
+          onerror: null,
+          onmessage: null,
+        };
+        return socket;
+      },
+    });
+    closers.push(() => client.close());
+    const events: unknown[] = [];
+    client.subscribe((name, payload) => events.push([name, payload]));
+    const first = client.call('one', {});
+    const second = client.call('two', {});
+    // The socket is made a microtask after the client; the frames come in that same turn, before the
+    // schemas' module has been imported.
+    await Promise.resolve();
+    socket.onopen!(undefined);
+    expect(sent.map((frame) => (JSON.parse(frame) as { name: string }).name)).toEqual(['one', 'two']);
+    socket.onmessage!({ data: JSON.stringify({ t: 'event', name: 'e', payload: 1 }) });
+    socket.onmessage!({ data: JSON.stringify({ t: 'result', id: 2, ok: true, value: 'second' }) });
+    socket.onmessage!({ data: JSON.stringify({ t: 'result', id: 1, ok: 'yes', value: 'not a frame' }) });
+    socket.onmessage!({ data: JSON.stringify({ t: 'event', name: 'e', payload: 2 }) });
+    socket.onmessage!({ data: JSON.stringify({ t: 'result', id: 1, ok: true, value: 'first' }) });
+    expect(events).toEqual([]);
+    expect(await second).toEqual({ ok: true, value: 'second' });
+    expect(await first).toEqual({ ok: true, value: 'first' });
+    expect(events).toEqual([
+      ['e', 1],
+      ['e', 2],
+    ]);
+  });
+});

@@ -1,10 +1,10 @@
 import type { DroverContract } from '@shared/contract.js';
 import { createCallApi, type Api } from '@shared/ipc/client.js';
 import { BRIDGE_KEY, type DroverBridge } from '@shared/ipc/bridge.js';
-import { DroverError } from '@shared/ipc/errors.js';
+import { DroverError } from '@shared/ipc/drover-error.js';
 import type { ClientTransport } from '@shared/ipc/transport.js';
 import { createWsClient, type WebSocketLike } from '@shared/ipc/ws-client.js';
-import { WS_PATH } from '@shared/ipc/ws-protocol.js';
+import { WS_PATH } from '@shared/ipc/ws-connect.js';
 
 export type DroverApi = Api<DroverContract>;
 
