@@ -2,7 +2,9 @@
 // them cost the page tens of milliseconds before it could show anything, so the renderer takes its
 // helpers and limits from zod-free modules (shared/domain/), and the settings page, which
 // validates with the schemas, is a chunk of its own. This walks the modules the page evaluates
-// before it mounts: static imports from renderer/src/main.ts, not `import type`, not import().
+// before it mounts: static imports, not `import type`, not import(), from renderer/src/main.ts and
+// from the two modules it loads at once with import(): the app, and the frames' schemas, which
+// the connection imports as it opens (shared/ipc/ws-client.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -47,9 +49,11 @@ function resolveModule(from: string, specifier: string): string | null {
 }
 
 /** Every project module the first screen evaluates, with the packages each imports. */
-function firstScreen(): Map<string, string[]> {
+function firstScreen(
+  roots = ['renderer/src/main.ts', 'renderer/src/app-main.ts', 'shared/ipc/ws-protocol.ts'],
+): Map<string, string[]> {
   const seen = new Map<string, string[]>();
-  const queue = ['renderer/src/main.ts', 'renderer/src/app-main.ts'];
+  const queue = [...roots];
   while (queue.length > 0) {
     const file = queue.pop()!;
     if (seen.has(file) || file.endsWith('.css')) continue;
@@ -88,6 +92,16 @@ describe("the page's first screen", () => {
     expect([...modules.keys()].filter((file) => file.startsWith('shared/schemas/'))).toEqual([]);
     expect([...modules].filter(([, packages]) => packages.includes('safe-regex2'))).toEqual([]);
     expect(modules.has('renderer/src/components/settings/SettingsView.svelte')).toBe(false);
+  });
+
+  it('opens the connection before zod or Svelte is evaluated: the first script imports neither', () => {
+    const first = firstScreen(['renderer/src/main.ts']);
+    expect(first.has('renderer/src/boot.ts')).toBe(true);
+    expect(first.has('shared/ipc/ws-client.ts')).toBe(true);
+    const heavy = [...first].filter(
+      ([file, packages]) => /\.svelte(\.ts)?$/.test(file) || packages.some((name) => /^(zod|svelte)(\/|$)/.test(name)),
+    );
+    expect(heavy.map(([file]) => file)).toEqual([]);
   });
 
   it('loads no Markdown parser: replies come rendered from the host, and the page’s own renderer is loaded on demand', () => {
