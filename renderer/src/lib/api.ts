@@ -40,14 +40,12 @@ let openedWith: string | null = null;
 
 /**
  * The token arrives once in the URL the host printed. It is kept for this tab only and taken
- * out of the address bar as soon as the page is idle, its first screen up (replaceState: no
- * later history entry has it), so it is not shown, bookmarked or shared in a screenshot. Not at
- * once: a same-document navigation costs the page's main thread about 10 ms on a 2-core machine,
- * and on a first open that main thread is the critical path (issue 18).
+ * out of the address bar once the page's first screen is up (forgetTokenAfter; replaceState: no
+ * later history entry has it), so it is not shown, bookmarked or shared in a screenshot. Until
+ * then a reload still finds it in the address.
  */
 function webSocketUrl(): string {
   openedWith = new URLSearchParams(location.search).get('token');
-  if (openedWith) whenIdle(forgetTokenInUrl);
   const token = openedWith ?? hostToken();
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   return `${scheme}://${location.host}${WS_PATH}?token=${encodeURIComponent(token)}`;
@@ -56,6 +54,32 @@ function webSocketUrl(): string {
 /** The headless host's token for this tab (kept in sessionStorage, never in the URL), for REST calls the page makes. */
 export function hostToken(): string {
   return openedWith ?? sessionStorage.getItem(TOKEN_KEY) ?? '';
+}
+
+/**
+ * The latest the token leaves the address bar, first screen or not (a host that never answers, a
+ * tab in the background that draws no frames).
+ */
+const FORGET_TOKEN_LATEST_MS = 5_000;
+
+/**
+ * Takes the token out of the address bar once `firstScreen` has settled and a frame has drawn
+ * it, when the page is idle. Not sooner: storing it and a same-document navigation cost the
+ * page's main thread 10 to 16 ms on a 2-core machine, and while a page opens that main thread is
+ * its critical path; an idle callback alone ran them in a pause of the load, between the first
+ * requests and the app's code (issue 18: opening a big session).
+ */
+export function forgetTokenAfter(firstScreen: Promise<unknown>): void {
+  if (!openedWith) return;
+  let scheduled = false;
+  const forget = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    whenIdle(forgetTokenInUrl);
+  };
+  setTimeout(forget, FORGET_TOKEN_LATEST_MS);
+  const drawn = (): void => void requestAnimationFrame(forget);
+  firstScreen.then(drawn, drawn);
 }
 
 /** Keeps the token for the tab's reloads, and takes it out of the address bar. */

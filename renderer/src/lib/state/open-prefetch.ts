@@ -52,6 +52,8 @@ export class OpenPrefetch {
   readonly #api: DroverApi;
   #entry: Entry | null = null;
   #sessions: (Prefetched<Session[], SessionEvent> & { events: SessionEvent[]; stop: () => void }) | null = null;
+  /** Every request sent, taken or not: settled() waits for them. */
+  readonly #sent: Promise<unknown>[] = [];
 
   constructor(api: DroverApi) {
     this.#api = api;
@@ -67,6 +69,7 @@ export class OpenPrefetch {
     ];
     const answer = this.#api.listSessions({});
     answer.catch(() => {});
+    this.#sent.push(answer);
     this.#sessions = { answer, events, stop: keepFor(offs, () => this.#dropSessions()) };
   }
 
@@ -107,7 +110,16 @@ export class OpenPrefetch {
     // A failure is the taker's to report; unhandled until then, it must not reach the console.
     entry.messages.catch(() => {});
     entry.tasks.catch(() => {});
+    this.#sent.push(entry.messages, entry.tasks);
     this.#entry = entry;
+  }
+
+  /**
+   * Resolves once every request sent so far has been answered or has failed: with the app
+   * mounted, the answers are on the first screen by then.
+   */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.#sent);
   }
 
   /** The transcript's first page of this session, once; null when none was sent. */
