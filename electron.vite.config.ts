@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { normalizePath, type Plugin } from 'vite';
 import { defineConfig } from 'electron-vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
@@ -103,28 +103,85 @@ function favicon(): Plugin {
 }
 
 const SVELTE_CHUNK = 'svelte';
+const FIRST_SCREEN_CHUNK = 'first-screen';
+
+/** Set to build the page unminified, each module marked with its path (scripts/first-screen-modules.ts reads it). */
+export const UNMINIFIED_ENV = 'DROVER_BUILD_UNMINIFIED';
 
 /**
- * V8's compile hint (`//# allFunctionsCalledOnLoad`, first line) on Svelte's runtime alone: V8
- * then compiles the chunk's every function on a background thread as it streams in, where without
- * it each is compiled on the page's main thread when first called, and mounting the app calls
- * most of them. Opening the big session in a new profile, medians to the first screen: 411 against
- * 443 ms (16 loads each way, interleaved; the main thread busy 361 against 374 ms), 402 against
- * 432 ms (20 each, in alternating blocks); one run in a slow spell of the machine gave 461 against
- * 471 and another 573 against 543. Not on the
- * app's chunk: there it compiles the many functions the first screen never calls too, and a first
- * open was slower (median 881 against 768 ms, 20 loads each way, interleaved; issue 18). Added
- * after minification, which would drop the comment.
+ * The app's modules that opening a session runs, as paths from the repository's root, found by
+ * scripts/first-screen-modules.ts (`npm run first-screen`) and kept in this file.
  */
-function svelteCompileHint(): Plugin {
+export const FIRST_SCREEN_LIST = 'renderer/first-screen.json';
+
+function firstScreenModules(): Set<string> {
+  const list: unknown = JSON.parse(readFileSync(resolve(root, FIRST_SCREEN_LIST), 'utf8'));
+  if (!Array.isArray(list) || !list.every((path) => typeof path === 'string'))
+    throw new Error(`${FIRST_SCREEN_LIST} must be a JSON array of module paths`);
+  return new Set(list);
+}
+
+/**
+ * How the page's code is cut into chunks, beyond what its imports decide:
+ *
+ * - Svelte's runtime (with clsx, which it imports) is a chunk of its own: mounting the app calls
+ *   most of it.
+ * - The app's modules that the first screen runs (FIRST_SCREEN_LIST) are one chunk, and the
+ *   rest of the app's chunk stays where it was: the views behind other tabs and routes, the
+ *   dialogs, the terminal's and the agent's panels. This chunk and the app's import each other;
+ *   a first-screen module must not read another module's value while the chunks evaluate (at
+ *   its top level), or the page fails to load with "Cannot access … before initialization", as
+ *   every end-to-end test would show. Components and the state classes only use their imports
+ *   inside functions.
+ *
+ * Both carry V8's compile hint (compileHints): V8 compiles them whole on a background thread
+ * as they download, where without it each function is compiled on the page's main thread when
+ * first called. Opening the big session in a new profile, three runs of 16 to 20 loads each way
+ * (interleaved, medians): the page's main thread ran scripts for 36 to 44 ms less (busy 28 to
+ * 42 ms less), and the first screen came 7 to 29 ms sooner, against the app's modules all in one
+ * lazily compiled chunk (issue 18). The hint on the whole app's chunk had made a first open slower
+ * (median 881 against 768 ms, 20 loads each way): V8 then compiled what the first screen never
+ * runs too, and the main thread waited for it.
+ */
+function codeSplitting(): {
+  includeDependenciesRecursively: boolean;
+  groups: { name: string; test: (id: string) => boolean }[];
+} {
+  // The scan for the list (an unminified build) reads the app's chunk whole.
+  const firstScreen = process.env[UNMINIFIED_ENV] ? new Set<string>() : firstScreenModules();
+  const fromRoot = (id: string) => normalizePath(relative(root, id));
   return {
-    name: 'drover-svelte-compile-hint',
+    // A group holds the modules it names, not what they import (that would be the whole app).
+    includeDependenciesRecursively: false,
+    groups: [
+      { name: SVELTE_CHUNK, test: (id) => /^node_modules\/(?:svelte|clsx)\//.test(fromRoot(id)) },
+      { name: FIRST_SCREEN_CHUNK, test: (id) => firstScreen.has(fromRoot(id)) },
+    ],
+  };
+}
+
+/**
+ * V8's compile hint (`//# allFunctionsCalledOnLoad`, first line) on the chunks whose functions the
+ * first screen calls (codeSplitting): Svelte's runtime, and the app's first-screen modules. V8
+ * then compiles them whole on a background thread as they stream in. Svelte's runtime alone
+ * (before the app's modules were split): medians to the first screen of 411 against 443 ms
+ * (16 loads each way, interleaved), 402 against 432 ms (20 each, in alternating blocks). Added
+ * after everything else has written the chunks (Vite's preload helper puts a line of its own
+ * first), and after minification, which would drop the comment.
+ */
+function compileHints(): Plugin {
+  const hint = '//# allFunctionsCalledOnLoad';
+  return {
+    name: 'drover-compile-hints',
     apply: 'build',
     enforce: 'post',
-    generateBundle(_options, bundle) {
-      for (const chunk of Object.values(bundle))
-        if (chunk.type === 'chunk' && chunk.name === SVELTE_CHUNK)
-          chunk.code = `//# allFunctionsCalledOnLoad\n${chunk.code}`;
+    generateBundle: {
+      order: 'post',
+      handler(_options, bundle) {
+        for (const chunk of Object.values(bundle))
+          if (chunk.type === 'chunk' && (chunk.name === SVELTE_CHUNK || chunk.name === FIRST_SCREEN_CHUNK))
+            chunk.code = `${hint}\n${chunk.code.replace(`${hint}\n`, '')}`;
+      },
     },
   };
 }
@@ -164,20 +221,17 @@ export default defineConfig({
       staticIcons(),
       svelte(),
       preloadApp(resolve(root, 'renderer/src/app-main.ts')),
-      svelteCompileHint(),
+      compileHints(),
       favicon(),
     ],
     build: {
       outDir: resolve(root, 'out/renderer'),
       rollupOptions: {
         input: resolve(root, 'renderer/index.html'),
-        // Svelte's runtime in a chunk of its own, which svelteCompileHint marks.
-        output: {
-          manualChunks: (id) => (normalizePath(id).includes('/node_modules/svelte/') ? SVELTE_CHUNK : undefined),
-        },
+        output: { codeSplitting: codeSplitting() },
       },
       // Less to parse before the first screen: the page's code shrinks from 1.2 MB to 0.55 MB.
-      minify: true,
+      minify: !process.env[UNMINIFIED_ENV],
     },
   },
 });

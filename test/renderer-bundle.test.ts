@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FAVICON_FILE, FAVICON_SOURCE } from '../electron.vite.config.js';
+import { FAVICON_FILE, FAVICON_SOURCE, FIRST_SCREEN_LIST } from '../electron.vite.config.js';
 
 /** The built renderer (`npm test` builds before it runs the tests). */
 const ASSETS = join('out', 'renderer', 'assets');
@@ -69,21 +69,40 @@ describe('the renderer bundle', () => {
     ].map((match) => match[1]!);
   }
 
-  it("leaves every script but Svelte's runtime to V8's lazy compiling: only that chunk carries the compile-everything hint", () => {
-    // On the app's chunk the hint made a first open slower (electron.vite.config.ts): V8 compiled
-    // all its functions, the many the first screen never calls as well; mounting calls most of the runtime's.
+  it("hints V8 to compile whole only the chunks the first screen runs: Svelte's runtime and the app's first-screen modules", () => {
+    // On the whole app's chunk the hint made a first open slower (electron.vite.config.ts): V8
+    // compiled all its functions, the many the first screen never calls as well.
     const scripts = readdirSync(ASSETS).filter((file) => file.endsWith('.js'));
-    expect(firstLoadScripts().length).toBeGreaterThanOrEqual(2);
-    const hinted = scripts.filter((file) =>
-      readFileSync(join(ASSETS, file), 'utf8').includes('allFunctionsCalledOnLoad'),
-    );
-    expect(hinted).toHaveLength(1);
-    expect(hinted[0]).toMatch(/^svelte-[\w-]+\.js$/);
-    expect(firstLoadScripts()).toContain(hinted[0]);
-    // V8 reads it on the script's first line, and the chunk is the runtime (its error page's links).
-    const runtime = readFileSync(join(ASSETS, hinted[0]!), 'utf8');
-    expect(runtime.startsWith('//# allFunctionsCalledOnLoad\n')).toBe(true);
-    expect(runtime).toContain('svelte.dev/e/');
+    expect(firstLoadScripts().length).toBeGreaterThanOrEqual(3);
+    const hinted = scripts
+      .filter((file) => readFileSync(join(ASSETS, file), 'utf8').includes('allFunctionsCalledOnLoad'))
+      .sort();
+    expect(hinted).toHaveLength(2);
+    expect(hinted[0]).toMatch(/^first-screen-[\w-]+\.js$/);
+    expect(hinted[1]).toMatch(/^svelte-[\w-]+\.js$/);
+    for (const file of hinted) {
+      expect(firstLoadScripts()).toContain(file);
+      // V8 reads it on the script's first line only.
+      expect(readFileSync(join(ASSETS, file), 'utf8').startsWith('//# allFunctionsCalledOnLoad\n'), file).toBe(true);
+    }
+    // The runtime is the runtime (its error page's links), and the app's first screen is the
+    // first-screen chunk: its session view's test ids are there, the settings page's are not.
+    expect(readFileSync(join(ASSETS, hinted[1]!), 'utf8')).toContain('svelte.dev/e/');
+    const firstScreen = readFileSync(join(ASSETS, hinted[0]!), 'utf8');
+    expect(firstScreen).toContain('data-testid="transcript"');
+    expect(firstScreen).not.toContain('data-testid="settings-status"');
+    // What the first screen does not show stays in the app's chunk, compiled when first called.
+    const app = scripts.find((file) => file.startsWith('app-main-'));
+    expect(app && readFileSync(join(ASSETS, app), 'utf8')).toContain('data-testid="schedules-board"');
+  });
+
+  it('names, in the first-screen list, only modules that exist, each once and in order', () => {
+    const list = JSON.parse(readFileSync(FIRST_SCREEN_LIST, 'utf8')) as string[];
+    expect(list.length).toBeGreaterThan(20);
+    expect(list.filter((path) => !existsSync(path))).toEqual([]);
+    expect([...new Set(list)].sort()).toEqual(list);
+    expect(list).toContain('renderer/src/components/session/Transcript.svelte');
+    expect(list).not.toContain('renderer/src/app-main.ts');
   });
 
   it('gives the page a PNG icon made from the one icon source, never an SVG one (drawn on the main thread)', () => {
