@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { CHROMIUM_LAUNCH } from '../playwright.config.js';
-import { startHost, type RunningHost } from '../e2e/host.js';
+import { startBackgroundTask, startHost, type RunningHost } from '../e2e/host.js';
 import { seedBigSession } from '../e2e/seed-session.js';
 import { recordFigure } from './report.js';
 
@@ -25,14 +25,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /** A few live tasks, started through REST so they run in the host. */
 async function startRunning(host: RunningHost): Promise<void> {
-  for (let i = 0; i < RUNNING; i++) {
-    const response = await fetch(`${host.origin}/api/sessions/${SESSION}/background-tasks`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${host.token}` },
-      body: JSON.stringify({ command: `sleep 600 # bench runner ${i}` }),
-    });
-    if (response.status !== 201) throw new Error(`could not start a task: ${await response.text()}`);
-  }
+  for (let i = 0; i < RUNNING; i++) await startBackgroundTask(host, SESSION, `sleep 600 # bench runner ${i}`);
 }
 
 /** The little of the DOM the page's test reads (the bench compiles without the DOM's types). */

@@ -76,6 +76,16 @@ export async function startHost(
   };
 }
 
+/** Starts a background task in `sessionId` through the host's REST API, as a script would. */
+export async function startBackgroundTask(host: RunningHost, sessionId: string, command: string): Promise<void> {
+  const response = await fetch(`${host.origin}/api/sessions/${sessionId}/background-tasks`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${host.token}` },
+    body: JSON.stringify({ command }),
+  });
+  if (response.status !== 201) throw new Error(`could not start a task: ${await response.text()}`);
+}
+
 export function removeDataDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }

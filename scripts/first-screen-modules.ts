@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_LAUNCH } from '../playwright.config.js';
-import { removeDataDir, startHost } from '../e2e/host.js';
+import { removeDataDir, startBackgroundTask, startHost } from '../e2e/host.js';
 import { seedBigSession } from '../e2e/seed-session.js';
 import { FIRST_SCREEN_LIST, UNMINIFIED_ENV } from '../electron.vite.config.js';
 
@@ -71,14 +71,7 @@ async function coverage(): Promise<{ url: string; functions: FunctionCoverage[] 
   const host = await startHost({ dataDir });
   const browser = await chromium.launch(CHROMIUM_LAUNCH);
   try {
-    for (let i = 0; i < RUNNING; i++) {
-      const response = await fetch(`${host.origin}/api/sessions/${SESSION}/background-tasks`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${host.token}` },
-        body: JSON.stringify({ command: `sleep 600 # first screen ${i}` }),
-      });
-      if (response.status !== 201) throw new Error(`could not start a task: ${await response.text()}`);
-    }
+    for (let i = 0; i < RUNNING; i++) await startBackgroundTask(host, SESSION, `sleep 600 # first screen ${i}`);
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
