@@ -7,6 +7,8 @@
  * page attached, with no task, for 5 s. Not part of `npm test`: timings are not assertions.
  *
  * `LAG_CPU_PROF=<dir>` writes the host's CPU profile there (read it with bench/cpuprofile-top.ts).
+ * `LAG_HOST_JS=<file>` runs another build of the host (a copy of `out/main` kept beside this
+ * checkout, so it finds the same `node_modules` and renderer), to compare a change in the same harness.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -136,6 +138,7 @@ async function main(): Promise<void> {
   const profileDir = process.env.LAG_CPU_PROF;
   const host = await startLagHost(dataDir, {
     nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)] : [],
+    ...(process.env.LAG_HOST_JS ? { hostJs: resolve(process.env.LAG_HOST_JS) } : {}),
   });
   const browser = await chromium.launch(CHROMIUM_LAUNCH);
   try {
