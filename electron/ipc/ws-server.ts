@@ -45,13 +45,16 @@ export class ContractWsServer {
   readonly #queues: FairQueues<WebSocket>;
   readonly #outboxes = new WeakMap<WebSocket, Outbox>();
   readonly #stallMs: number;
+  /** Events of this turn of the event loop, not sent yet (#broadcast). */
+  #pendingEvents: { name: string; payload: unknown }[] = [];
+  #eventsScheduled = false;
 
   constructor(endpoint: ServerEndpoint, options: ContractWsServerOptions = {}) {
     this.#endpoint = endpoint;
     this.#queues = new FairQueues({ maxInFlight: options.maxInFlightPerConnection });
     this.#stallMs = options.stallMs ?? DEFAULT_WS_STALL_MS;
     this.#wss.on('connection', (socket: WebSocket, request: IncomingMessage) => this.#serve(socket, request));
-    this.#unsubscribe = endpoint.subscribe((name, payload) => this.#broadcast({ t: 'event', name, payload }));
+    this.#unsubscribe = endpoint.subscribe((name, payload) => this.#broadcast(name, payload));
   }
 
   /** Completes an upgrade the caller has already authorised. */
@@ -137,7 +140,9 @@ export class ContractWsServer {
       await this.#queues.for(socket).run(async () => {
         // A call whose turn comes after its client has gone is not run.
         if (socket.readyState !== socket.OPEN) return;
-        await outbox.sendWhenRoom(JSON.stringify(await this.#answer(frame)));
+        const answer = JSON.stringify(await this.#answer(frame));
+        this.#sendEvents(); // what happened before the answer reaches the client before it
+        await outbox.sendWhenRoom(answer);
       });
     } catch (error) {
       // Refused before it ran (the connection's queue is full): that answer is small and goes at once.
@@ -166,12 +171,32 @@ export class ContractWsServer {
       : { t: 'result', id, ok: false, error: result.error };
   }
 
-  #broadcast(frame: ServerFrame): void {
+  /**
+   * Events wait for the end of the turn of the event loop they happened in, then go to every
+   * client together: one `events` frame (one `event` frame for a lone one), serialised once.
+   */
+  #broadcast(name: string, payload: unknown): void {
+    this.#pendingEvents.push({ name, payload });
+    if (this.#eventsScheduled) return;
+    this.#eventsScheduled = true;
+    setImmediate(() => {
+      this.#eventsScheduled = false;
+      this.#sendEvents();
+    });
+  }
+
+  /** Sends the waiting events now: before any other frame, so a client sees everything in the order it happened. */
+  #sendEvents(): void {
+    const events = this.#pendingEvents;
+    if (events.length === 0) return;
+    this.#pendingEvents = [];
+    const frame: ServerFrame = events.length === 1 ? { t: 'event', ...events[0]! } : { t: 'events', events };
     const text = JSON.stringify(frame);
     for (const client of this.#wss.clients) this.#sendText(client, text);
   }
 
   #send(socket: WebSocket, frame: ServerFrame): void {
+    this.#sendEvents();
     this.#sendText(socket, JSON.stringify(frame));
   }
 

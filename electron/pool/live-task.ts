@@ -4,8 +4,50 @@ import type { TaskLog } from './task-log.js';
 import type { TaskRecord } from './task-record.js';
 import type { EndReason } from './pool-types.js';
 
-/** Output events for one task are batched to at most one per this many ms. */
+/**
+ * Output events go out on one tick of this many ms for every task: at most one per task per tick,
+ * and the tasks that printed in a tick are told together, in one turn of the event loop, so a page
+ * gets them in one frame (ws-server.ts) and updates once, not once per task at scattered times.
+ */
 export const OUTPUT_EVENT_INTERVAL_MS = 250;
+
+/**
+ * The shared output tick: `add` a task that printed; when the tick comes, `emit` is called once
+ * for each task added since the last one, in the order they were added. The timer runs only while
+ * some task waits for it.
+ */
+export class OutputTicks {
+  readonly #emit: (live: Live) => void;
+  readonly #intervalMs: number;
+  #due = new Set<Live>();
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(emit: (live: Live) => void, intervalMs = OUTPUT_EVENT_INTERVAL_MS) {
+    this.#emit = emit;
+    this.#intervalMs = intervalMs;
+  }
+
+  add(live: Live): void {
+    this.#due.add(live);
+    this.#timer ??= setTimeout(() => this.#tick(), this.#intervalMs);
+  }
+
+  /** The task's end reports its output itself: it waits for no tick any more. */
+  drop(live: Live): void {
+    this.#due.delete(live);
+    if (this.#due.size === 0 && this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+  }
+
+  #tick(): void {
+    this.#timer = null;
+    const due = this.#due;
+    this.#due = new Set();
+    for (const live of due) this.#emit(live);
+  }
+}
 
 /** A task of this run that has not settled: its handle, output window and log. */
 export interface Live {
@@ -19,7 +61,6 @@ export interface Live {
   endDetail: string | null;
   settled: Promise<TaskRecord>;
   resolveSettled: (record: TaskRecord) => void;
-  outputTimer: NodeJS.Timeout | null;
   /** Started, runner not yet answered: counts against the caps. */
   launching: boolean;
   /** Its start, once begun: a stop that comes meanwhile waits for it, then ends what started. */
@@ -46,7 +87,6 @@ export function newLive(record: TaskRecord, windowBytes: number): Live {
     endDetail: null,
     settled,
     resolveSettled,
-    outputTimer: null,
     launching: false,
     launched: null,
     leaderExited: false,
@@ -57,9 +97,9 @@ export function newLive(record: TaskRecord, windowBytes: number): Live {
 
 /**
  * Takes a chunk of a task's output: into the window and the log, with backpressure when the
- * disk is behind, and at most one `batched` call per OUTPUT_EVENT_INTERVAL_MS.
+ * disk is behind; the task waits for the next output tick.
  */
-export function appendOutput(live: Live, chunk: Buffer, now: number, batched: () => void): void {
+export function appendOutput(live: Live, chunk: Buffer, now: number, ticks: Pick<OutputTicks, 'add'>): void {
   live.window.append(chunk);
   live.lastOutputAt = now;
   if (live.log && !live.log.write(chunk) && live.handle) {
@@ -68,12 +108,7 @@ export function appendOutput(live: Live, chunk: Buffer, now: number, batched: ()
     handle.pause();
     live.log.onDrain(() => handle.resume());
   }
-  if (!live.outputTimer) {
-    live.outputTimer = setTimeout(() => {
-      live.outputTimer = null;
-      batched();
-    }, OUTPUT_EVENT_INTERVAL_MS);
-  }
+  ticks.add(live);
 }
 
 /** The value of `promise`, or null if `ms` passes first or the signal aborts. */

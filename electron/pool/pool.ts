@@ -7,7 +7,7 @@ import { DEFAULT_POLICY, resolveTimeoutSeconds, type PoolPolicy } from './policy
 import { LeftoverTracker } from './leftover-tracker.js';
 import { Scheduler } from './scheduler.js';
 import { recordForRequest, type TaskRecord } from './task-record.js';
-import { newLive, within, type Live } from './live-task.js';
+import { newLive, OutputTicks, within, type Live } from './live-task.js';
 import { TaskIndex } from './task-index.js';
 import { recordAdopted } from './record-changes.js';
 import { EarlierRuns } from './earlier-runs.js';
@@ -99,6 +99,10 @@ export class TaskPool {
         this.#save(record);
       },
     });
+    // One tick tells clients of every task's new output; an ending task's own report replaces it.
+    const ticks = new OutputTicks((live) => {
+      if (!live.settling) options.listener.taskOutput(live.record.sessionId, live.record.id, live.window.totalBytes);
+    });
     this.#endings = new TaskEndings({
       index: this.#index,
       lives: this.#live,
@@ -108,6 +112,7 @@ export class TaskPool {
       signals: this.#signals,
       dataDir: options.dataDir,
       listener: options.listener,
+      ticks,
       save: (record) => this.#save(record),
       closed: () => this.#closed,
       ended: async () => {
@@ -124,6 +129,7 @@ export class TaskPool {
       signals: this.#signals,
       listener: options.listener,
       endings: this.#endings,
+      ticks,
       save: (record) => this.#save(record),
       emit: (record) => this.#emit(record),
       now: this.#now,

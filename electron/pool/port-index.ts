@@ -1,7 +1,14 @@
-import { listeningPortsOf, type ListeningSocket } from '../process/listening-ports.js';
+import { performance } from 'node:perf_hooks';
+import { finish, listeningPortsSteps, type ListeningSocket, type ScanSteps } from '../process/listening-ports.js';
 
 /** Between scans while any task runs. */
 export const PORT_SCAN_MS = 2_000;
+/**
+ * A timed scan runs in slices of about this long, with the event loop's other work between them:
+ * reading fifty chatty tasks' descriptors at once held the host's event loop for 40 to 90 ms on a
+ * loaded two-core machine (bench/lag.bench.ts).
+ */
+export const PORT_SCAN_SLICE_MS = 2;
 
 /** Timers the index uses; the globals by default, a fake clock in tests. */
 export interface PortIndexTimers {
@@ -16,8 +23,10 @@ export interface PortIndexOptions {
   onChange: (taskIds: string[]) => void;
   /** Between scans while active; default 2000 ms. */
   intervalMs?: number;
-  /** The scanner (listeningPortsOf by default); tests may pass a fake. */
-  scan?: (pids: readonly number[]) => ListeningSocket[] | null;
+  /** The scanner, in steps (listeningPortsSteps by default); tests may pass a fake. */
+  scan?: (pids: readonly number[]) => ScanSteps;
+  /** How long a timed scan runs before it lets other work in (default PORT_SCAN_SLICE_MS). */
+  sliceMs?: number;
   /** Timers; default the globals. Tests pass a fake clock so nothing sleeps. */
   timers?: PortIndexTimers;
 }
@@ -52,24 +61,30 @@ export class PortIndex {
   readonly #processes: () => Map<string, number[]>;
   readonly #onChange: (taskIds: string[]) => void;
   readonly #intervalMs: number;
-  readonly #scan: (pids: readonly number[]) => ListeningSocket[] | null;
+  readonly #scan: (pids: readonly number[]) => ScanSteps;
+  readonly #sliceMs: number;
   readonly #timers: PortIndexTimers;
   /** Each task's listening sockets, by port then pid; a task without any has no entry. */
   #sockets = new Map<string, ListeningSocket[]>();
   #supported: boolean;
   #timer: unknown = null;
   #disposed = false;
+  /** A timed scan is under way (between slices). */
+  #scanning = false;
+  /** Counts scans begun: a timed scan that a later one overtook keeps its answer to itself. */
+  #generation = 0;
 
   constructor(options: PortIndexOptions) {
     this.#processes = options.processes;
     this.#onChange = options.onChange;
     this.#intervalMs = options.intervalMs ?? PORT_SCAN_MS;
-    this.#scan = options.scan ?? listeningPortsOf;
+    this.#scan = options.scan ?? listeningPortsSteps;
+    this.#sliceMs = options.sliceMs ?? PORT_SCAN_SLICE_MS;
     this.#timers = options.timers ?? GLOBAL_TIMERS;
     // A scan of no processes reads nothing and answers null only where the OS cannot look.
     let probe: ListeningSocket[] | null = [];
     try {
-      probe = this.#scan([]);
+      probe = finish(this.#scan([]));
     } catch {
       // it could not look this once: the OS may still let it
     }
@@ -81,17 +96,33 @@ export class PortIndex {
     return this.#supported;
   }
 
-  /** Scans now (synchronously) and reports changes. */
+  /** Scans now (synchronously, in one go) and reports changes. */
   refresh(): void {
-    if (this.#disposed) return;
-    let processes: Map<string, number[]>;
+    const scan = this.#begin();
+    if (!scan) return;
     let found: ListeningSocket[] | null;
     try {
-      processes = this.#processes();
-      found = this.#scan([...new Set([...processes.values()].flat())]);
+      found = finish(scan.steps);
     } catch {
       return; // could not look: the last answer stands
     }
+    this.#apply(scan.processes, found);
+  }
+
+  /** A new scan: the processes to look at, and the steps that look. Null when they could not be named. */
+  #begin(): { processes: Map<string, number[]>; steps: ScanSteps; generation: number } | null {
+    if (this.#disposed) return null;
+    try {
+      const processes = this.#processes();
+      const steps = this.#scan([...new Set([...processes.values()].flat())]);
+      return { processes, steps, generation: ++this.#generation };
+    } catch {
+      return null; // could not look: the last answer stands
+    }
+  }
+
+  /** What a scan found becomes the index; tasks whose ports changed are reported. */
+  #apply(processes: Map<string, number[]>, found: ListeningSocket[] | null): void {
     this.#supported = found !== null;
     const taskOf = new Map<number, string>();
     for (const [taskId, pids] of processes) for (const pid of pids) if (!taskOf.has(pid)) taskOf.set(pid, taskId);
@@ -134,7 +165,9 @@ export class PortIndex {
 
   /** The task ended: its ports are forgotten (onChange is called if it had any). */
   taskEnded(taskId: string): void {
-    if (this.#disposed || !this.#sockets.delete(taskId)) return;
+    if (this.#disposed) return;
+    this.#generation += 1; // a timed scan under way may have named its processes: its answer is dropped
+    if (!this.#sockets.delete(taskId)) return;
     this.#onChange([taskId]);
   }
 
@@ -163,12 +196,40 @@ export class PortIndex {
     this.#sockets.clear();
   }
 
-  /** A timer's scan: a failing onChange is logged, never thrown into the event loop. */
+  /**
+   * A timer's scan, in slices of about sliceMs with the event loop's other work between them. One
+   * still under way is left to finish (the next tick starts none); a refresh meanwhile overtakes it.
+   * A failing onChange is logged, never thrown into the event loop.
+   */
   #tick(): void {
-    try {
-      this.refresh();
-    } catch (error) {
-      console.error('[drover] reporting changed task ports failed:', error);
-    }
+    if (this.#scanning) return;
+    const scan = this.#begin();
+    if (!scan) return;
+    this.#scanning = true;
+    const slice = (): void => {
+      const until = performance.now() + this.#sliceMs;
+      let found: ListeningSocket[] | null;
+      try {
+        for (;;) {
+          if (this.#disposed) return void (this.#scanning = false);
+          const step = scan.steps.next();
+          if (step.done) {
+            found = step.value;
+            break;
+          }
+          if (performance.now() >= until) return void setImmediate(slice);
+        }
+      } catch {
+        return void (this.#scanning = false); // could not look: the last answer stands
+      }
+      this.#scanning = false;
+      if (scan.generation !== this.#generation) return; // a later scan answered already
+      try {
+        this.#apply(scan.processes, found);
+      } catch (error) {
+        console.error('[drover] reporting changed task ports failed:', error);
+      }
+    };
+    slice();
   }
 }

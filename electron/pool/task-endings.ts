@@ -1,7 +1,7 @@
 import { DroverError } from '../../shared/ipc/errors.js';
 import { cwdVanished } from './command-runner.js';
 import type { EarlierRuns } from './earlier-runs.js';
-import type { Live } from './live-task.js';
+import type { Live, OutputTicks } from './live-task.js';
 import { noteLogAtEnd } from './log-room.js';
 import type { PoolPolicy } from './policy.js';
 import type { EndReason, PoolListener } from './pool-types.js';
@@ -23,6 +23,8 @@ export interface TaskEndingsOptions {
   signals: Pick<TaskSignals, 'ended' | 'stopping'>;
   dataDir: string;
   listener: Pick<PoolListener, 'taskOutput'>;
+  /** The shared output tick: an ending task reports its last output itself. */
+  ticks: Pick<OutputTicks, 'drop'>;
   save: (record: TaskRecord) => void;
   /** After drain: nothing is written any more. */
   closed: () => boolean;
@@ -109,7 +111,7 @@ export class TaskEndings {
     if (live.settling || this.#o.closed()) return;
     live.settling = true;
     if (live.timer) clearTimeout(live.timer);
-    if (live.outputTimer) clearTimeout(live.outputTimer);
+    this.#o.ticks.drop(live);
     // It stays live (waitFor waits on it) until its log is flushed and its record final.
     await live.log?.close();
     this.#o.lives.delete(live.record.id);

@@ -1,7 +1,7 @@
 import { DroverError } from '../../shared/ipc/errors.js';
 import type { TaskKind } from '../../shared/schemas/task.js';
 import { formatMark, markFor } from '../process/identity.js';
-import { appendOutput, type Live } from './live-task.js';
+import { appendOutput, type Live, type OutputTicks } from './live-task.js';
 import { logRoomHooks } from './log-room.js';
 import type { PoolListener, PoolOptions } from './pool-types.js';
 import { recordStart } from './record-changes.js';
@@ -22,6 +22,8 @@ export interface TaskLauncherOptions {
   signals: Pick<TaskSignals, 'started' | 'output'>;
   listener: Pick<PoolListener, 'taskOutput'>;
   endings: Pick<TaskEndings, 'armTimeout' | 'settle'>;
+  /** The shared tick that tells clients of new output. */
+  ticks: Pick<OutputTicks, 'add'>;
   /** Writes a changed record and tells clients. */
   save: (record: TaskRecord) => void;
   /** Tells clients a record changed that is not written (only what the row shows moved). */
@@ -107,8 +109,6 @@ export class TaskLauncher {
 
   #onOutput(live: Live, chunk: Buffer): void {
     this.#o.signals.output(live.record, chunk);
-    appendOutput(live, chunk, this.#o.now(), () =>
-      this.#o.listener.taskOutput(live.record.sessionId, live.record.id, live.window.totalBytes),
-    );
+    appendOutput(live, chunk, this.#o.now(), this.#o.ticks);
   }
 }

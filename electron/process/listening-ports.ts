@@ -74,6 +74,26 @@ export function commandLine(pid: number): string {
  * walks all of /proc. Null off Linux, where Drover cannot look (the caller shows no ports).
  */
 export function listeningPortsOf(pids: readonly number[]): ListeningSocket[] | null {
+  return finish(listeningPortsSteps(pids));
+}
+
+/** What a scan in steps is: `next()` does one step; the last one returns the answer. */
+export type ScanSteps = Iterator<void, ListeningSocket[] | null, void>;
+
+/** Runs a scan's steps to the end, here and now. */
+export function finish(steps: ScanSteps): ListeningSocket[] | null {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * listeningPortsOf in steps, one per process (its descriptors are read link by link: a few
+ * hundred system calls for a busy server) and one for the tables, so a caller that runs it on the
+ * event loop can let other work in between (PortIndex).
+ */
+export function* listeningPortsSteps(pids: readonly number[]): Generator<void, ListeningSocket[] | null, void> {
   if (process.platform !== 'linux') return null;
   const holders = new Map<string, number[]>(); // socket inode → the pids holding it
   for (const pid of new Set(pids)) {
@@ -83,11 +103,12 @@ export function listeningPortsOf(pids: readonly number[]): ListeningSocket[] | n
       if (list) list.push(pid);
       else holders.set(inode, [pid]);
     }
+    yield;
   }
   if (holders.size === 0) return [];
   const seen = new Set<string>();
   const found: ListeningSocket[] = [];
-  for (const path of ['/proc/net/tcp', '/proc/net/tcp6'])
+  for (const path of ['/proc/net/tcp', '/proc/net/tcp6']) {
     for (const { inode, port } of listenRows(readTable(path)))
       for (const pid of holders.get(inode) ?? []) {
         const key = `${port}/${pid}`;
@@ -95,5 +116,7 @@ export function listeningPortsOf(pids: readonly number[]): ListeningSocket[] | n
         seen.add(key);
         found.push({ port, pid });
       }
+    yield;
+  }
   return found.sort((a, b) => a.port - b.port || a.pid - b.pid);
 }

@@ -172,6 +172,8 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     if (!value) return;
     if (value.t === 'event') {
       for (const listener of eventListeners) listener(value.name, value.payload);
+    } else if (value.t === 'events') {
+      for (const { name, payload } of value.events) for (const listener of eventListeners) listener(name, payload);
     } else if (value.t === 'result') {
       answer(value);
     } else if (value.t === 'results') {

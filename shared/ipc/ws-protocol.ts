@@ -33,6 +33,17 @@ export const ResultsFrameSchema = z.object({ t: z.literal('results'), results: z
 
 export const EventFrameSchema = z.object({ t: z.literal('event'), name: z.string(), payload: z.unknown() });
 
+/**
+ * The events of one turn of the host's event loop, in the order they happened, in one frame: a
+ * page takes them in one task and updates once. Fifty busy tasks' output ticks came as fifty frames,
+ * each read, parsed and laid out on its own (issue 18: the host's lag under chatty tasks). A turn
+ * with a single event sends it as an `event` frame.
+ */
+export const EventsFrameSchema = z.object({
+  t: z.literal('events'),
+  events: z.array(z.object({ name: z.string(), payload: z.unknown() })),
+});
+
 /** Sent when a frame cannot be read at all (not JSON, no id); the connection stays open. */
 export const ProtocolErrorFrameSchema = z.object({ t: z.literal('protocol_error'), error: IpcErrorSchema });
 
@@ -40,6 +51,7 @@ export const ServerFrameSchema = z.discriminatedUnion('t', [
   ResultFrameSchema,
   ResultsFrameSchema,
   EventFrameSchema,
+  EventsFrameSchema,
   ProtocolErrorFrameSchema,
 ]);
 export type ServerFrame = z.infer<typeof ServerFrameSchema>;

@@ -34,6 +34,8 @@ export interface HarnessOptions {
   wrapRunner?: (runner: Runner) => Runner;
   /** Sees every row change as it happens (the services' bus subscribers, in a test). */
   onRow?: (row: TaskRow) => void;
+  /** Sees every output event (a task printed: its output's total bytes so far). */
+  onOutput?: (taskId: string, totalBytes: number) => void;
   /** The tasks' shell (default: $SHELL, as in the app). */
   shell?: string;
   /** The environment tasks start from (default: this process's). */
@@ -73,7 +75,7 @@ export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir(), 
           rows.push(row);
           options.onRow?.(row);
         },
-        taskOutput: () => {},
+        taskOutput: (_sessionId, taskId, totalBytes) => options.onOutput?.(taskId, totalBytes),
       },
       policy: { stopGraceMs: 1_000, ...policy, ...extra },
     });

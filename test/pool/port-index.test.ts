@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PortIndex, type PortIndexOptions } from '../../electron/pool/port-index.js';
-import type { ListeningSocket } from '../../electron/process/listening-ports.js';
+import type { ListeningSocket, ScanSteps } from '../../electron/process/listening-ports.js';
 import { exited, killChildren, serverScript, startNode } from '../process/child-lines.js';
 
 afterEach(() => {
@@ -48,26 +48,40 @@ class FakeClock {
   }
 }
 
+/** A scan that answers `found` after `steps` steps. */
+function* steps(found: ListeningSocket[] | null, count = 0): ScanSteps {
+  for (let i = 0; i < count; i++) yield;
+  return found;
+}
+
+/** Lets the event loop turn `times` times (a sliced scan goes on at each). */
+async function turns(times: number): Promise<void> {
+  for (let i = 0; i < times; i++) await new Promise((done) => setImmediate(done));
+}
+
 /** A scanner answering from a table the test edits, recording what it was asked. */
 function fakeScanner(): {
   answer: ListeningSocket[] | null | Error;
   calls: number[][];
+  steps: number;
   scan: NonNullable<PortIndexOptions['scan']>;
 } {
   const fake = {
     answer: [] as ListeningSocket[] | null | Error,
     calls: [] as number[][],
-    scan: (pids: readonly number[]): ListeningSocket[] | null => {
+    /** Steps each scan takes before it answers (a timed scan lets other work in between). */
+    steps: 0,
+    scan: (pids: readonly number[]): ScanSteps => {
       fake.calls.push([...pids]);
       if (fake.answer instanceof Error) throw fake.answer;
-      return fake.answer === null ? null : fake.answer.filter((socket) => pids.includes(socket.pid));
+      return steps(fake.answer === null ? null : fake.answer.filter((socket) => pids.includes(socket.pid)), fake.steps);
     },
   };
   return fake;
 }
 
 /** An index over a fake scanner and fake clock, its processes and change reports in plain view. */
-function harness(processes: Record<string, number[]> = {}) {
+function harness(processes: Record<string, number[]> = {}, sliceMs?: number) {
   const scanner = fakeScanner();
   const clock = new FakeClock();
   const changes: string[][] = [];
@@ -81,6 +95,7 @@ function harness(processes: Record<string, number[]> = {}) {
     scan: scanner.scan,
     timers: clock.timers,
     intervalMs: 500,
+    ...(sliceMs === undefined ? {} : { sliceMs }),
   });
   scanner.calls.length = 0; // the constructor's probe of no pids
   return { index, scanner, clock, changes, state };
@@ -209,7 +224,7 @@ describe('PortIndex', () => {
     const unsupported = new PortIndex({
       processes: () => new Map([['bg_1', [10]]]),
       onChange: () => {},
-      scan: () => null,
+      scan: () => steps(null),
     });
     expect(unsupported.supported).toBe(false);
     unsupported.refresh();
@@ -238,6 +253,85 @@ describe('PortIndex', () => {
     index.taskEnded('bg_2');
     index.taskEnded('bg_1');
     expect(changes).toHaveLength(2);
+  });
+
+  it('runs a timed scan in slices, with the event loop turning between them, and starts no second one meanwhile', async () => {
+    const { index, scanner, clock, changes } = harness({ bg_1: [10] }, 0);
+    scanner.answer = [{ port: 3000, pid: 10 }];
+    scanner.steps = 5;
+    index.setActive(true);
+    clock.advance(500);
+    expect(scanner.calls).toHaveLength(1);
+    expect(index.portsOf('bg_1')).toEqual([]); // one step per slice: not done yet
+    clock.advance(500); // the next tick finds it under way
+    expect(scanner.calls).toHaveLength(1);
+    await turns(3);
+    expect(index.portsOf('bg_1')).toEqual([]);
+    await turns(3);
+    expect(index.portsOf('bg_1')).toEqual([3000]);
+    expect(changes).toEqual([['bg_1']]);
+    clock.advance(500); // done: the next tick scans again
+    expect(scanner.calls).toHaveLength(2);
+    index.dispose();
+    await turns(6);
+    expect(index.entries()).toEqual([]); // disposed mid-scan: nothing comes back
+  });
+
+  it('a timed scan runs whole within its slice when it is short, as before', () => {
+    const { index, scanner, clock } = harness({ bg_1: [10] }, 1_000);
+    scanner.answer = [{ port: 3000, pid: 10 }];
+    scanner.steps = 5;
+    index.setActive(true);
+    clock.advance(500);
+    expect(index.portsOf('bg_1')).toEqual([3000]);
+    index.dispose();
+  });
+
+  it('drops a timed scan that a refresh or an ended task overtook', async () => {
+    const { index, scanner, clock } = harness({ bg_1: [10], bg_2: [20] }, 0);
+    scanner.steps = 3;
+    scanner.answer = [{ port: 3000, pid: 10 }];
+    index.setActive(true);
+    clock.advance(500); // begun with port 3000
+    scanner.steps = 0;
+    scanner.answer = [{ port: 4000, pid: 20 }];
+    index.refresh();
+    expect(index.entries()).toEqual([{ port: 4000, pid: 20, taskId: 'bg_2' }]);
+    await turns(5);
+    expect(index.entries()).toEqual([{ port: 4000, pid: 20, taskId: 'bg_2' }]); // the older answer was dropped
+
+    scanner.steps = 3;
+    scanner.answer = [
+      { port: 3000, pid: 10 },
+      { port: 4000, pid: 20 },
+    ];
+    clock.advance(500); // begun with bg_2 still running
+    index.taskEnded('bg_2');
+    await turns(5);
+    expect(index.portsOf('bg_2')).toEqual([]); // not brought back by the scan that named it
+    expect(index.portsOf('bg_1')).toEqual([]);
+    clock.advance(500); // the next one answers
+    await turns(5);
+    expect(index.portsOf('bg_1')).toEqual([3000]);
+    index.dispose();
+  });
+
+  it('a timed scan whose step throws keeps the last answer and lets the next tick scan', async () => {
+    const { index, scanner, clock } = harness({ bg_1: [10] }, 0);
+    scanner.answer = [{ port: 3000, pid: 10 }];
+    index.refresh();
+    const failing = function* (): ScanSteps {
+      yield;
+      throw new Error('/proc went away');
+    };
+    const real = scanner.scan;
+    scanner.scan = () => failing();
+    index.setActive(true);
+    clock.advance(500);
+    await turns(3);
+    expect(index.portsOf('bg_1')).toEqual([3000]);
+    scanner.scan = real;
+    index.dispose();
   });
 
   it('scans every interval while active, and not at all once inactive', () => {
@@ -283,7 +377,7 @@ describe('PortIndex', () => {
       onChange: () => {
         throw new Error('the page is gone');
       },
-      scan: () => [{ port: 3000, pid: 10 }],
+      scan: () => steps([{ port: 3000, pid: 10 }]),
       timers: clock.timers,
     });
     index.setActive(true);
@@ -316,7 +410,7 @@ describe('PortIndex', () => {
 
   it('with the global timers, the interval never keeps Node alive', () => {
     const started = vi.spyOn(globalThis, 'setInterval');
-    const index = new PortIndex({ processes: () => new Map(), onChange: () => {}, scan: () => [] });
+    const index = new PortIndex({ processes: () => new Map(), onChange: () => {}, scan: () => steps([]) });
     index.setActive(true);
     expect(started).toHaveBeenCalledTimes(1);
     expect(started.mock.calls[0]![1]).toBe(2_000);
