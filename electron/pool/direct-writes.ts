@@ -3,9 +3,11 @@ import { statfsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 /**
- * A direct write slower than this means the disk is not taking writes into memory at once
- * (writeback throttling, a stalling device): every log queues its writes on the thread pool for
- * LOG_DIRECT_PAUSE_MS, so the event loop never waits on the disk twice in a row.
+ * Two direct writes in a row slower than this mean the disk is not taking writes into memory at
+ * once (writeback throttling, a stalling device): every log queues its writes on the thread pool
+ * for LOG_DIRECT_PAUSE_MS, so the event loop waits on the disk at most twice. One slow write alone
+ * is not enough: on a busy machine the thread is sometimes preempted in the middle of a write that
+ * the disk took at once, and the next write is quick again.
  */
 export const LOG_SLOW_DIRECT_WRITE_MS = 5;
 export const LOG_DIRECT_PAUSE_MS = 30_000;
@@ -32,12 +34,14 @@ const PAGE_CACHE_FILESYSTEMS: ReadonlySet<number> = new Set([
 export type LogWrites = 'direct' | 'queued' | 'auto';
 
 /**
- * Whether direct writes are allowed now: one slower than LOG_SLOW_DIRECT_WRITE_MS pauses them for
- * LOG_DIRECT_PAUSE_MS, for every log that shares this guard (all of a Drover's, by default).
+ * Whether direct writes are allowed now: two in a row slower than LOG_SLOW_DIRECT_WRITE_MS pause
+ * them for LOG_DIRECT_PAUSE_MS, for every log that shares this guard (all of a Drover's, by default).
  */
 export class DirectWriteGuard {
   readonly #now: () => number;
   #pausedUntil = -Infinity;
+  /** The last direct write was slow: one more pauses them. */
+  #suspect = false;
 
   constructor(now: () => number = () => performance.now()) {
     this.#now = now;
@@ -54,7 +58,11 @@ export class DirectWriteGuard {
       write();
     } finally {
       const ended = this.#now();
-      if (ended - began > LOG_SLOW_DIRECT_WRITE_MS) this.#pausedUntil = ended + LOG_DIRECT_PAUSE_MS;
+      const slow = ended - began > LOG_SLOW_DIRECT_WRITE_MS;
+      if (slow && this.#suspect) {
+        this.#pausedUntil = ended + LOG_DIRECT_PAUSE_MS;
+        this.#suspect = false;
+      } else this.#suspect = slow;
     }
   }
 }

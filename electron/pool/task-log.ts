@@ -13,13 +13,6 @@ import { pageCacheFolder, sharedDirectWriteGuard, type DirectWriteGuard, type Lo
 export const LOG_WRITE_BATCH_BYTES = 256 * 1024;
 /** The batch's first size: it doubles while a task streams, and a quiet task keeps no more than this. */
 export const LOG_FIRST_BATCH_BYTES = 16 * 1024;
-/**
- * Where direct writes are allowed, only writes this big are made directly: smaller ones (a quiet
- * or chatty task's batch going out on the timer) go to the thread pool, which runs them beside the
- * event loop. Fifty chatty tasks writing their batches directly, a syscall each every 10 ms, took
- * the host's p99 event-loop lag from 5 to 15 ms (bench/lag.bench.ts).
- */
-export const LOG_DIRECT_WRITE_BYTES = 64 * 1024;
 /** A chunk this big or bigger is written as it comes (after what was gathered before it), never copied into a batch. */
 export const LOG_WHOLE_CHUNK_BYTES = 64 * 1024;
 /** The longest output waits in memory before it is written: a reader of the log sees it this late at most. */
@@ -165,14 +158,12 @@ export class TaskLog {
   /** Writes `buffer` now where that is allowed, else queues a copy of it. */
   #out(buffer: Buffer): void {
     if (this.#failed || this.#waiting || this.#fd < 0) return;
-    // Direct only behind nothing queued, so the bytes reach the file in the order they came.
-    if (
-      this.#direct &&
-      buffer.length >= LOG_DIRECT_WRITE_BYTES &&
-      !this.#writing &&
-      this.#queue.length === 0 &&
-      this.#guard.allowed
-    ) {
+    // Where direct writes are allowed every write is one, a chatty task's small batch on the timer
+    // included: handed to the thread pool, fifty chatty tasks' batches (5,000 a second) each woke a
+    // pool thread, which took the core from the event loop (3,500 preemptions a second), and the
+    // host used a quarter more CPU (bench/lag.bench.ts). Direct only behind nothing queued, so the
+    // bytes reach the file in the order they came.
+    if (this.#direct && !this.#writing && this.#queue.length === 0 && this.#guard.allowed) {
       this.#writeNow(buffer);
       return;
     }

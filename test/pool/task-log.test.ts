@@ -153,14 +153,15 @@ describe.each(['direct', 'queued'] as const)('TaskLog, %s writes', (writes) => {
 });
 
 describe('TaskLog direct writes', () => {
-  it('are paused for every log sharing the guard after one slow write, and the bytes stay in order meanwhile', async () => {
+  it('are paused for every log sharing the guard after two slow writes in a row, and the bytes stay in order meanwhile', async () => {
     let clock = 0;
     let slow = false;
     // The clock moves past the slow mark during a write only while `slow` is set.
     const guard = new DirectWriteGuard(() => (slow ? (clock += LOG_SLOW_DIRECT_WRITE_MS + 1) : clock));
     const path = join(dir, 'slow.log');
     const log = new TaskLog(path, { writes: 'direct', guard });
-    const [a, b1, b2, c] = [0, 1, 2, 3].map((seed) => pattern(LOG_WHOLE_CHUNK_BYTES, seed)) as [
+    const [a0, a, b1, b2, c] = [9, 0, 1, 2, 3].map((seed) => pattern(LOG_WHOLE_CHUNK_BYTES, seed)) as [
+      Buffer,
       Buffer,
       Buffer,
       Buffer,
@@ -169,26 +170,61 @@ describe('TaskLog direct writes', () => {
     // A direct write goes through the guard's timing; a queued one is handed to the thread pool.
     const direct = vi.spyOn(guard, 'time');
     slow = true;
+    log.write(a0);
+    slow = false;
+    expect(guard.allowed).toBe(true); // one slow write alone: the thread may have been preempted
+    slow = true;
     log.write(a);
     slow = false;
-    expect(statSync(path).size).toBe(a.length);
-    expect(direct).toHaveBeenCalledTimes(1);
+    expect(statSync(path).size).toBe(a0.length + a.length);
+    expect(direct).toHaveBeenCalledTimes(2);
     expect(guard.allowed).toBe(false);
     // Queued now, for this log and any other on the same guard (the second waits behind the first's write).
     log.write(b1);
     log.write(b2);
     const other = new TaskLog(join(dir, 'other.log'), { writes: 'direct', guard });
     other.write(a);
-    expect(direct).toHaveBeenCalledTimes(1);
+    expect(direct).toHaveBeenCalledTimes(2);
     clock += LOG_DIRECT_PAUSE_MS;
     expect(guard.allowed).toBe(true);
     // Allowed again, but queued behind what is still queued, never written ahead of it.
     log.write(c);
-    expect(direct).toHaveBeenCalledTimes(1);
+    expect(direct).toHaveBeenCalledTimes(2);
     await log.close();
     await other.close();
-    expect(readFileSync(path).equals(Buffer.concat([a, b1, b2, c]))).toBe(true);
+    expect(readFileSync(path).equals(Buffer.concat([a0, a, b1, b2, c]))).toBe(true);
     expect(readFileSync(join(dir, 'other.log')).equals(a)).toBe(true);
+  });
+
+  it('stay on after slow writes that never come two in a row', () => {
+    let clock = 0;
+    let slow = false;
+    const guard = new DirectWriteGuard(() => (slow ? (clock += LOG_SLOW_DIRECT_WRITE_MS + 1) : clock));
+    for (let i = 0; i < 5; i++) {
+      slow = true;
+      guard.time(() => {});
+      slow = false;
+      guard.time(() => {});
+      expect(guard.allowed).toBe(true);
+    }
+    slow = true;
+    guard.time(() => {});
+    guard.time(() => {});
+    expect(guard.allowed).toBe(false);
+  });
+
+  it("write a quiet task's small batch directly when its timer comes, not on the thread pool", async () => {
+    const guard = new DirectWriteGuard(() => 0);
+    const direct = vi.spyOn(guard, 'time');
+    const path = join(dir, 'small.log');
+    const log = new TaskLog(path, { writes: 'direct', guard });
+    log.write(Buffer.from('one line\n'));
+    log.write(Buffer.from('and another\n'));
+    expect(direct).not.toHaveBeenCalled(); // gathered until the flush timer
+    vi.advanceTimersByTime(LOG_FLUSH_MS);
+    expect(direct).toHaveBeenCalledTimes(1); // written before the timer's callback returned
+    expect(readFileSync(path, 'utf8')).toBe('one line\nand another\n');
+    await log.close();
   });
 
   it('are made only on filesystems known to write into memory', () => {
