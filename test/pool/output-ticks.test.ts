@@ -80,7 +80,7 @@ describe('output events of a real pool', () => {
       },
     });
     const { pool, sessionId } = harness;
-    const command = 'for i in $(seq 1 40); do echo "line $i"; sleep 0.03; done';
+    const command = 'for i in $(seq 1 80); do echo "line $i"; sleep 0.03; done';
     const tasks = await Promise.all([1, 2, 3].map(() => pool.start({ sessionId, command, cwd: tmpdir() })));
     const ids = tasks.map((task) => task.id);
     // Some tick finds all three printing: they are told in one turn.
