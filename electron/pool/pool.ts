@@ -127,7 +127,6 @@ export class TaskPool {
       disk: options.disk,
       bootId: options.inspector.identify(process.pid).bootId,
       signals: this.#signals,
-      listener: options.listener,
       endings: this.#endings,
       ticks,
       save: (record) => this.#save(record),

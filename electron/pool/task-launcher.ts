@@ -3,7 +3,7 @@ import type { TaskKind } from '../../shared/schemas/task.js';
 import { formatMark, markFor } from '../process/identity.js';
 import { appendOutput, type Live, type OutputTicks } from './live-task.js';
 import { logRoomHooks } from './log-room.js';
-import type { PoolListener, PoolOptions } from './pool-types.js';
+import type { PoolOptions } from './pool-types.js';
 import { recordStart } from './record-changes.js';
 import { StartError } from './runner.js';
 import type { TaskEndings } from './task-endings.js';
@@ -20,7 +20,6 @@ export interface TaskLauncherOptions {
   /** The boot this run belongs to; recorded with every process so a later run can rule out a reboot. */
   bootId: string | null;
   signals: Pick<TaskSignals, 'started' | 'output'>;
-  listener: Pick<PoolListener, 'taskOutput'>;
   endings: Pick<TaskEndings, 'armTimeout' | 'settle'>;
   /** The shared tick that tells clients of new output. */
   ticks: Pick<OutputTicks, 'add'>;
