@@ -1,28 +1,34 @@
 /**
  * The sandboxed preload: exposes one function per request and one event feed, both
- * limited to the names in the contract. The renderer never sees ipcRenderer.
+ * limited to the names in the contract. The renderer never sees ipcRenderer. Events come in
+ * batches on one channel (EVENTS_CHANNEL) and reach the page's listener one by one, in order,
+ * within the one task that delivered the batch.
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import { contract } from '../shared/contract.js';
-import { BRIDGE_KEY, EVENT_CHANNEL_PREFIX, REQUEST_CHANNEL_PREFIX, type DroverBridge } from '../shared/ipc/bridge.js';
+import { BRIDGE_KEY, EVENTS_CHANNEL, REQUEST_CHANNEL_PREFIX, type DroverBridge } from '../shared/ipc/bridge.js';
 import type { Result } from '../shared/ipc/errors.js';
 
 const requests: Record<string, (input: unknown) => Promise<Result<unknown>>> = {};
 for (const name of Object.keys(contract.requests)) {
   requests[name] = (input) => ipcRenderer.invoke(REQUEST_CHANNEL_PREFIX + name, input) as Promise<Result<unknown>>;
 }
-const eventNames = Object.keys(contract.events);
+const eventNames = new Set(Object.keys(contract.events));
 
 const bridge: DroverBridge = {
   requests,
   onEvent(listener) {
-    const handlers = eventNames.map((name) => {
-      const handler = (_event: IpcRendererEvent, payload: unknown) => listener(name, payload);
-      ipcRenderer.on(EVENT_CHANNEL_PREFIX + name, handler);
-      return [name, handler] as const;
-    });
+    const handler = (_event: IpcRendererEvent, batch: unknown) => {
+      if (!Array.isArray(batch)) return;
+      for (const item of batch as unknown[]) {
+        if (typeof item !== 'object' || item === null) continue;
+        const { name, payload } = item as { name?: unknown; payload?: unknown };
+        if (typeof name === 'string' && eventNames.has(name)) listener(name, payload);
+      }
+    };
+    ipcRenderer.on(EVENTS_CHANNEL, handler);
     return () => {
-      for (const [name, handler] of handlers) ipcRenderer.removeListener(EVENT_CHANNEL_PREFIX + name, handler);
+      ipcRenderer.removeListener(EVENTS_CHANNEL, handler);
     };
   },
 };

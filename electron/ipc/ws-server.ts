@@ -12,6 +12,7 @@ import {
 import { DroverError, invalidInput } from '../../shared/ipc/errors.js';
 import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import { FairQueues } from './fair-queue.js';
+import { TurnBatch, type ContractEvent } from './turn-batch.js';
 
 /** A frame larger than this is refused by the socket itself. */
 export const WS_MAX_FRAME_BYTES = 4 * 1024 * 1024;
@@ -45,16 +46,18 @@ export class ContractWsServer {
   readonly #queues: FairQueues<WebSocket>;
   readonly #outboxes = new WeakMap<WebSocket, Outbox>();
   readonly #stallMs: number;
-  /** Events of this turn of the event loop, not sent yet (#broadcast). */
-  #pendingEvents: { name: string; payload: unknown }[] = [];
-  #eventsScheduled = false;
+  /**
+   * Events wait for the end of the turn of the event loop they happened in, then go to every
+   * client together: one `events` frame (one `event` frame for a lone one), serialised once.
+   */
+  readonly #events = new TurnBatch<ContractEvent>((events) => this.#sendEvents(events));
 
   constructor(endpoint: ServerEndpoint, options: ContractWsServerOptions = {}) {
     this.#endpoint = endpoint;
     this.#queues = new FairQueues({ maxInFlight: options.maxInFlightPerConnection });
     this.#stallMs = options.stallMs ?? DEFAULT_WS_STALL_MS;
     this.#wss.on('connection', (socket: WebSocket, request: IncomingMessage) => this.#serve(socket, request));
-    this.#unsubscribe = endpoint.subscribe((name, payload) => this.#broadcast(name, payload));
+    this.#unsubscribe = endpoint.subscribe((name, payload) => this.#events.add({ name, payload }));
   }
 
   /** Completes an upgrade the caller has already authorised. */
@@ -68,6 +71,7 @@ export class ContractWsServer {
 
   close(): void {
     this.#unsubscribe();
+    this.#events.close();
     for (const client of this.#wss.clients) client.close(1001, 'Drover is shutting down');
     this.#wss.close();
   }
@@ -141,7 +145,7 @@ export class ContractWsServer {
         // A call whose turn comes after its client has gone is not run.
         if (socket.readyState !== socket.OPEN) return;
         const answer = JSON.stringify(await this.#answer(frame));
-        this.#sendEvents(); // what happened before the answer reaches the client before it
+        this.#events.flush(); // what happened before the answer reaches the client before it
         await outbox.sendWhenRoom(answer);
       });
     } catch (error) {
@@ -171,32 +175,15 @@ export class ContractWsServer {
       : { t: 'result', id, ok: false, error: result.error };
   }
 
-  /**
-   * Events wait for the end of the turn of the event loop they happened in, then go to every
-   * client together: one `events` frame (one `event` frame for a lone one), serialised once.
-   */
-  #broadcast(name: string, payload: unknown): void {
-    this.#pendingEvents.push({ name, payload });
-    if (this.#eventsScheduled) return;
-    this.#eventsScheduled = true;
-    setImmediate(() => {
-      this.#eventsScheduled = false;
-      this.#sendEvents();
-    });
-  }
-
-  /** Sends the waiting events now: before any other frame, so a client sees everything in the order it happened. */
-  #sendEvents(): void {
-    const events = this.#pendingEvents;
-    if (events.length === 0) return;
-    this.#pendingEvents = [];
+  #sendEvents(events: ContractEvent[]): void {
     const frame: ServerFrame = events.length === 1 ? { t: 'event', ...events[0]! } : { t: 'events', events };
     const text = JSON.stringify(frame);
     for (const client of this.#wss.clients) this.#sendText(client, text);
   }
 
+  /** Sends the waiting events first, so a client sees everything in the order it happened. */
   #send(socket: WebSocket, frame: ServerFrame): void {
-    this.#sendEvents();
+    this.#events.flush();
     this.#sendText(socket, JSON.stringify(frame));
   }
 

@@ -11,4 +11,9 @@ export interface DroverBridge {
 
 export const BRIDGE_KEY = 'drover';
 export const REQUEST_CHANNEL_PREFIX = 'drover:request:';
-export const EVENT_CHANNEL_PREFIX = 'drover:event:';
+/**
+ * The one channel events reach the page on: each message is an array of `{ name, payload }`, the
+ * events of one turn of the main process's event loop, in the order they happened (see
+ * electron/ipc/turn-batch.ts). The preload passes on only the names the contract declares.
+ */
+export const EVENTS_CHANNEL = 'drover:events';

@@ -1,11 +1,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, vi } from 'vitest';
-import { REQUEST_CHANNEL_PREFIX } from '../../shared/ipc/bridge.js';
+import { EVENTS_CHANNEL, REQUEST_CHANNEL_PREFIX } from '../../shared/ipc/bridge.js';
 import type { Result } from '../../shared/ipc/errors.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { tempDir, until } from '../helpers.js';
-import { createFakeElectron, type FakeBrowserWindow, type FakeElectron, type FakeTray } from './fake-electron/index.js';
+import {
+  createFakeElectron,
+  type FakeBrowserWindow,
+  type FakeElectron,
+  type FakeTray,
+  type FakeWebContents,
+} from './fake-electron/index.js';
 
 /**
  * Runs the real electron/main.ts and electron/app/* on the fake Electron: a fresh module graph
@@ -50,6 +56,13 @@ export interface Desktop {
   startTask(sessionId: string, command: string): Promise<TaskRow>;
   /** Resolves with the exit code once the app has exited. */
   exited(): Promise<number>;
+}
+
+/** Every event sent to a window so far, in order, out of the batches it came in (EVENTS_CHANNEL). */
+export function eventsSent(contents: FakeWebContents): { name: string; payload: unknown }[] {
+  return contents.sent
+    .filter((sent) => sent.channel === EVENTS_CHANNEL)
+    .flatMap((sent) => sent.args[0] as { name: string; payload: unknown }[]);
 }
 
 const started: FakeElectron[] = [];

@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { contract } from '../../shared/contract.js';
-import { EVENT_CHANNEL_PREFIX, REQUEST_CHANNEL_PREFIX } from '../../shared/ipc/bridge.js';
+import { EVENTS_CHANNEL, REQUEST_CHANNEL_PREFIX } from '../../shared/ipc/bridge.js';
 import { invalidInput, type Result } from '../../shared/ipc/errors.js';
 import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { until } from '../helpers.js';
 import { electronModule, FakeBrowserWindow, updaterModule } from './fake-electron/index.js';
-import { currentFake, startDesktop } from './desktop-harness.js';
+import { currentFake, eventsSent, startDesktop } from './desktop-harness.js';
 
 vi.mock('electron', () => electronModule(currentFake));
 vi.mock('electron-updater', () => updaterModule(currentFake));
@@ -46,7 +46,7 @@ describe('IPC under the fake Electron', () => {
       fake.ipcMain.invoke(window.webContents, window.webContents.mainFrame, `${REQUEST_CHANNEL_PREFIX}evalCode`, {}),
     ).rejects.toThrow(/No handler registered/);
     await expect(
-      fake.ipcMain.invoke(window.webContents, window.webContents.mainFrame, 'drover:event:openTask', {}),
+      fake.ipcMain.invoke(window.webContents, window.webContents.mainFrame, EVENTS_CHANNEL, {}),
     ).rejects.toThrow(/No handler registered/);
     // Every request reaches the contract's router, which checks the input before any handler runs.
     for (const name of Object.keys(contract.requests)) {
@@ -62,24 +62,26 @@ describe('IPC under the fake Electron', () => {
     expect((await ok<{ id: string }[]>('listSessions')).map((session) => session.id)).toContain(made.id);
   });
 
-  it('sends the real services’ events to the app window, on their event channels', async () => {
+  it('sends the real services’ events to the app window, in batches on the events channel', async () => {
     const { window, ok, session } = await startDesktop();
     const sessionId = await session();
     const task = await ok<TaskRow>('startTask', { sessionId, command: 'echo from-the-task' });
     await until(
       () =>
-        window.webContents.sent.some(
-          (sent) =>
-            sent.channel === `${EVENT_CHANNEL_PREFIX}taskUpdated` &&
-            (sent.args[0] as { task: TaskRow }).task.id === task.id &&
-            (sent.args[0] as { task: TaskRow }).task.status === 'succeeded',
+        eventsSent(window.webContents).some(
+          (event) =>
+            event.name === 'taskUpdated' &&
+            (event.payload as { task: TaskRow }).task.id === task.id &&
+            (event.payload as { task: TaskRow }).task.status === 'succeeded',
         ),
       'the task to end, as the window hears it',
     );
     await ok('putTodos', { sessionId, items: [{ content: 'Ship it', status: 'pending', activeForm: 'Shipping it' }] });
     await ok('clearFinishedTasks', { sessionId });
     await ok('deleteSession', { id: sessionId });
-    const heard = new Set(window.webContents.sent.map((sent) => sent.channel));
+    // Every message is a batch on the one channel.
+    expect(new Set(window.webContents.sent.map((sent) => sent.channel))).toEqual(new Set([EVENTS_CHANNEL]));
+    const heard = new Set(eventsSent(window.webContents).map((event) => event.name));
     for (const name of [
       'sessionUpserted',
       'taskUpdated',
@@ -88,12 +90,10 @@ describe('IPC under the fake Electron', () => {
       'tasksCleared',
       'sessionDeleted',
     ])
-      expect(heard).toContain(EVENT_CHANNEL_PREFIX + name);
+      expect(heard).toContain(name);
     // Each payload is the contract's shape.
-    for (const sent of window.webContents.sent) {
-      const name = sent.channel.slice(EVENT_CHANNEL_PREFIX.length);
-      expect(contract.events[name as keyof typeof contract.events].payload.safeParse(sent.args[0]).success).toBe(true);
-    }
+    for (const { name, payload } of eventsSent(window.webContents))
+      expect(contract.events[name as keyof typeof contract.events].payload.safeParse(payload).success).toBe(true);
   });
 
   it('forwards every event the contract declares to app windows only (the adapter, on a scripted endpoint)', async () => {
@@ -115,15 +115,69 @@ describe('IPC under the fake Electron', () => {
     const foreign = new FakeBrowserWindow({ show: true });
     await foreign.loadURL('https://evil.example/');
     const stop = serveContractOverIpc(contract, endpoint);
-    for (const name of Object.keys(contract.events)) for (const listener of listeners) listener(name, { probe: name });
-    expect(app.webContents.sent).toEqual(
-      Object.keys(contract.events).map((name) => ({ channel: EVENT_CHANNEL_PREFIX + name, args: [{ probe: name }] })),
-    );
+    const emit = (name: string, payload: unknown) => {
+      for (const listener of listeners) listener(name, payload);
+    };
+    // One turn's events: one message at the end of the turn, all of them in the order they happened.
+    for (const name of Object.keys(contract.events)) emit(name, { probe: name });
+    expect(app.webContents.sent).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(app.webContents.sent).toEqual([
+      {
+        channel: EVENTS_CHANNEL,
+        args: [Object.keys(contract.events).map((name) => ({ name, payload: { probe: name } }))],
+      },
+    ]);
+    // A later turn's event is a message of its own.
+    emit('openTask', { later: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(app.webContents.sent).toHaveLength(2);
+    expect(app.webContents.sent[1]).toEqual({
+      channel: EVENTS_CHANNEL,
+      args: [[{ name: 'openTask', payload: { later: true } }]],
+    });
     expect(foreign.webContents.sent).toEqual([]);
     stop();
     expect(listeners.size).toBe(0);
     expect(fake.ipcMain.channels()).toEqual([]);
     app.destroy();
     foreign.destroy();
+  });
+
+  it('sends the events that came before an answer ahead of it', async () => {
+    await startDesktop();
+    const { serveContractOverIpc } = await import('../../electron/app/ipc-adapter.js');
+    const listeners = new Set<(name: string, payload: unknown) => void>();
+    const endpoint: ServerEndpoint = {
+      // The call changes something: its event is emitted before it answers.
+      handle: async (name): Promise<Result<unknown>> => {
+        for (const listener of listeners) listener('sessionUpserted', { during: name });
+        return { ok: true, value: 'answer' };
+      },
+      subscribe: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+    const fake = currentFake();
+    for (const channel of CHANNELS) fake.ipcMain.removeHandler(channel);
+    const app = new FakeBrowserWindow({ show: true });
+    await app.loadURL('drover://app/index.html');
+    const stop = serveContractOverIpc(contract, endpoint);
+    const answer = await fake.ipcMain.invoke(app.webContents, app.webContents.mainFrame, CHANNELS[0]!, {});
+    expect(answer).toEqual({ ok: true, value: 'answer' });
+    // Already sent when the answer arrives, not at the end of the turn.
+    expect(app.webContents.sent).toEqual([
+      {
+        channel: EVENTS_CHANNEL,
+        args: [[{ name: 'sessionUpserted', payload: { during: Object.keys(contract.requests)[0] } }]],
+      },
+    ]);
+    // Stopped: events still waiting, and later ones, go nowhere.
+    for (const listener of listeners) listener('openTask', { after: true });
+    stop();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(app.webContents.sent).toHaveLength(1);
+    app.destroy();
   });
 });

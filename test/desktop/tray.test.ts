@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
-import { EVENT_CHANNEL_PREFIX } from '../../shared/ipc/bridge.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
 import { until } from '../helpers.js';
 import { electronModule, updaterModule } from './fake-electron/index.js';
-import { currentFake, startDesktop, trayHeadline } from './desktop-harness.js';
+import { currentFake, eventsSent, startDesktop, trayHeadline } from './desktop-harness.js';
 
 vi.mock('electron', () => electronModule(currentFake));
 vi.mock('electron-updater', () => updaterModule(currentFake));
@@ -34,10 +34,14 @@ describe('the tray, notifications and quitting under the fake Electron', () => {
     window.hide();
     tray.menu!.item(label).click();
     expect(window.isVisible() && window.isFocused()).toBe(true);
-    expect(window.webContents.sent).toContainEqual({
-      channel: `${EVENT_CHANNEL_PREFIX}openTask`,
-      args: [{ sessionId, taskId: task.id }],
-    });
+    // Sent at the end of the turn, with the turn's other events.
+    await until(
+      () =>
+        eventsSent(window.webContents).some(
+          (event) => event.name === 'openTask' && isDeepStrictEqual(event.payload, { sessionId, taskId: task.id }),
+        ),
+      'the window to be told to open the task',
+    );
 
     await ok('stopTask', { sessionId, taskId: task.id });
     await until(() => trayHeadline(tray) === 'No tasks running', 'the tray to drop the stopped task');
@@ -66,10 +70,14 @@ describe('the tray, notifications and quitting under the fake Electron', () => {
     window.hide();
     shown.click();
     expect(window.isVisible() && window.isFocused()).toBe(true);
-    expect(window.webContents.sent).toContainEqual({
-      channel: `${EVENT_CHANNEL_PREFIX}openTask`,
-      args: [{ sessionId, taskId: away.id }],
-    });
+    // Sent at the end of the turn, with the turn's other events.
+    await until(
+      () =>
+        eventsSent(window.webContents).some(
+          (event) => event.name === 'openTask' && isDeepStrictEqual(event.payload, { sessionId, taskId: away.id }),
+        ),
+      'the window to be told to open the task',
+    );
   });
 
   it('quit, confirmed, drains the pool: the task’s process is gone and the app exits', async () => {

@@ -115,6 +115,8 @@ export class FakeWebContents
   send(channel: string, ...args: unknown[]): void {
     if (this.#destroyed) throw new Error('Object has been destroyed');
     this.sent.push({ channel, args });
+    // The page's side (FakeRenderer), where a test runs the preload.
+    this.emit('fake-renderer-message', channel, args);
   }
 
   setWindowOpenHandler(handler: WindowOpenHandler): void {

@@ -1,15 +1,17 @@
 import type * as E from 'electron';
 import { FakeApp, type FakeAppOptions } from './app.js';
-import { FakeBrowserWindow, FakeWindows } from './browser-window.js';
+import { FakeBrowserWindow, FakeWindows, type FakeWebContents } from './browser-window.js';
 import { FakeIpcMain } from './ipc-main.js';
 import { FakeProtocol, fakeNet } from './protocol.js';
 import { FakeDialog, FakePowerMonitor, FakeSafeStorage, FakeShell, makeNativeTheme } from './system.js';
+import { FakeRenderer } from './renderer.js';
 import { FakeMenu, FakeMenuItem, FakeNativeImage, FakeNotification, FakeTray } from './tray.js';
 import { FakeAppUpdater } from './updater.js';
 
 export { FakeBrowserWindow, FakeWebContents, FakeWebFrame } from './browser-window.js';
 export type { OpenMessageBox } from './system.js';
 export { FakeMenu, FakeNotification, FakeTray } from './tray.js';
+export { FakeRenderer } from './renderer.js';
 export { FakeAppUpdater, updaterModule } from './updater.js';
 
 /**
@@ -33,6 +35,9 @@ export interface FakeElectron {
   trays: FakeTray[];
   notifications: FakeNotification[];
   setNotificationsSupported(supported: boolean): void;
+  /** The page side the preload runs in (ipcRenderer, contextBridge), once a test attaches one to a window. */
+  renderer: FakeRenderer | null;
+  attachRenderer(contents: FakeWebContents): FakeRenderer;
 }
 
 export function createFakeElectron(options: FakeAppOptions): FakeElectron {
@@ -45,10 +50,11 @@ export function createFakeElectron(options: FakeAppOptions): FakeElectron {
   FakeNotification.shown = [];
   FakeNotification.supported = true;
   FakeMenu.application = null;
+  const ipcMain = new FakeIpcMain();
   return {
     app,
     windows,
-    ipcMain: new FakeIpcMain(),
+    ipcMain,
     protocol: new FakeProtocol(app),
     dialog: new FakeDialog(),
     shell: new FakeShell(),
@@ -64,6 +70,11 @@ export function createFakeElectron(options: FakeAppOptions): FakeElectron {
     },
     setNotificationsSupported(supported) {
       FakeNotification.supported = supported;
+    },
+    renderer: null,
+    attachRenderer(contents) {
+      this.renderer = new FakeRenderer(contents, ipcMain);
+      return this.renderer;
     },
   };
 }
@@ -98,6 +109,13 @@ export function electronModule(current: () => FakeElectron) {
     get nativeTheme() {
       return current().nativeTheme;
     },
+    // The preload's side: only once a test attaches a page to a window.
+    get ipcRenderer() {
+      return pageSide(current()).ipcRenderer;
+    },
+    get contextBridge() {
+      return pageSide(current()).contextBridge;
+    },
     net: fakeNet,
     nativeImage: FakeNativeImage,
     BrowserWindow: FakeBrowserWindow,
@@ -110,4 +128,9 @@ export function electronModule(current: () => FakeElectron) {
   return Object.defineProperty(exports, 'default', { value: exports, enumerable: true }) as typeof exports & {
     default: typeof exports;
   };
+}
+
+function pageSide(fake: FakeElectron): FakeRenderer {
+  if (!fake.renderer) throw new Error('No page side: call attachRenderer on the fake before loading the preload');
+  return fake.renderer;
 }
