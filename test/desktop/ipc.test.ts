@@ -14,6 +14,34 @@ vi.mock('electron-updater', () => updaterModule(currentFake));
 const CHANNELS = Object.keys(contract.requests).map((name) => REQUEST_CHANNEL_PREFIX + name);
 const refused = { ok: false, error: { code: 'unauthorized', message: "IPC is accepted only from Drover's own page" } };
 
+/**
+ * The adapter on a scripted endpoint, beside a window showing the app: `emit` is the endpoint's
+ * event feed, `serve()` starts the adapter (the app's own IPC names, which would clash, removed first).
+ */
+async function scriptedAdapter(handle: (name: string) => Promise<Result<unknown>>) {
+  await startDesktop();
+  const { serveContractOverIpc } = await import('../../electron/app/ipc-adapter.js');
+  const listeners = new Set<(name: string, payload: unknown) => void>();
+  const endpoint: ServerEndpoint = {
+    handle,
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  const emit = Object.assign(
+    (name: string, payload: unknown) => {
+      for (const listener of listeners) listener(name, payload);
+    },
+    { listening: () => listeners.size },
+  );
+  const fake = currentFake();
+  for (const channel of CHANNELS) fake.ipcMain.removeHandler(channel);
+  const app = new FakeBrowserWindow({ show: true });
+  await app.loadURL('drover://app/index.html');
+  return { fake, app, emit, serve: () => serveContractOverIpc(contract, endpoint) };
+}
+
 describe('IPC under the fake Electron', () => {
   it("answers only the app's own top frame: a subframe, a foreign page and a vanished frame are refused", async () => {
     const { window, fake, ok } = await startDesktop();
@@ -97,27 +125,10 @@ describe('IPC under the fake Electron', () => {
   });
 
   it('forwards every event the contract declares to app windows only (the adapter, on a scripted endpoint)', async () => {
-    await startDesktop();
-    const { serveContractOverIpc } = await import('../../electron/app/ipc-adapter.js');
-    const listeners = new Set<(name: string, payload: unknown) => void>();
-    const endpoint: ServerEndpoint = {
-      handle: async (): Promise<Result<unknown>> => ({ ok: true, value: null }),
-      subscribe: (listener) => {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-    };
-    // Its own IPC names would clash with the app's; the app's are removed first.
-    const fake = currentFake();
-    for (const channel of CHANNELS) fake.ipcMain.removeHandler(channel);
-    const app = new FakeBrowserWindow({ show: true });
-    await app.loadURL('drover://app/index.html');
+    const { fake, app, emit, serve } = await scriptedAdapter(async () => ({ ok: true, value: null }));
     const foreign = new FakeBrowserWindow({ show: true });
     await foreign.loadURL('https://evil.example/');
-    const stop = serveContractOverIpc(contract, endpoint);
-    const emit = (name: string, payload: unknown) => {
-      for (const listener of listeners) listener(name, payload);
-    };
+    const stop = serve();
     // One turn's events: one message at the end of the turn, all of them in the order they happened.
     for (const name of Object.keys(contract.events)) emit(name, { probe: name });
     expect(app.webContents.sent).toEqual([]);
@@ -138,32 +149,19 @@ describe('IPC under the fake Electron', () => {
     });
     expect(foreign.webContents.sent).toEqual([]);
     stop();
-    expect(listeners.size).toBe(0);
+    expect(emit.listening()).toBe(0);
     expect(fake.ipcMain.channels()).toEqual([]);
     app.destroy();
     foreign.destroy();
   });
 
   it('sends the events that came before an answer ahead of it', async () => {
-    await startDesktop();
-    const { serveContractOverIpc } = await import('../../electron/app/ipc-adapter.js');
-    const listeners = new Set<(name: string, payload: unknown) => void>();
-    const endpoint: ServerEndpoint = {
-      // The call changes something: its event is emitted before it answers.
-      handle: async (name): Promise<Result<unknown>> => {
-        for (const listener of listeners) listener('sessionUpserted', { during: name });
-        return { ok: true, value: 'answer' };
-      },
-      subscribe: (listener) => {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-    };
-    const fake = currentFake();
-    for (const channel of CHANNELS) fake.ipcMain.removeHandler(channel);
-    const app = new FakeBrowserWindow({ show: true });
-    await app.loadURL('drover://app/index.html');
-    const stop = serveContractOverIpc(contract, endpoint);
+    // The call changes something: its event is emitted before it answers.
+    const { fake, app, emit, serve } = await scriptedAdapter(async (name) => {
+      emit('sessionUpserted', { during: name });
+      return { ok: true, value: 'answer' };
+    });
+    const stop = serve();
     const answer = await fake.ipcMain.invoke(app.webContents, app.webContents.mainFrame, CHANNELS[0]!, {});
     expect(answer).toEqual({ ok: true, value: 'answer' });
     // Already sent when the answer arrives, not at the end of the turn.
@@ -174,7 +172,7 @@ describe('IPC under the fake Electron', () => {
       },
     ]);
     // Stopped: events still waiting, and later ones, go nowhere.
-    for (const listener of listeners) listener('openTask', { after: true });
+    emit('openTask', { after: true });
     stop();
     await new Promise((resolve) => setImmediate(resolve));
     expect(app.webContents.sent).toHaveLength(1);
