@@ -7,6 +7,7 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import { contract } from '../shared/contract.js';
 import { BRIDGE_KEY, EVENTS_CHANNEL, REQUEST_CHANNEL_PREFIX, type DroverBridge } from '../shared/ipc/bridge.js';
+import { deliverEvent } from '../shared/ipc/deliver.js';
 import type { Result } from '../shared/ipc/errors.js';
 
 const requests: Record<string, (input: unknown) => Promise<Result<unknown>>> = {};
@@ -23,7 +24,7 @@ const bridge: DroverBridge = {
       for (const item of batch as unknown[]) {
         if (typeof item !== 'object' || item === null) continue;
         const { name, payload } = item as { name?: unknown; payload?: unknown };
-        if (typeof name === 'string' && eventNames.has(name)) listener(name, payload);
+        if (typeof name === 'string' && eventNames.has(name)) deliverEvent(listener, name, payload);
       }
     };
     ipcRenderer.on(EVENTS_CHANNEL, handler);

@@ -1,3 +1,4 @@
+import { deliverEvent } from './deliver.js';
 import { DroverError } from './drover-error.js';
 import type { Result } from './errors.js';
 import { HANDSHAKE_CALLS, HANDSHAKE_MAX_CALLS, HANDSHAKE_MAX_CHARS, HANDSHAKE_PARAM } from './ws-connect.js';
@@ -171,9 +172,10 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     const value = readFrame(parsed);
     if (!value) return;
     if (value.t === 'event') {
-      for (const listener of eventListeners) listener(value.name, value.payload);
+      for (const listener of eventListeners) deliverEvent(listener, value.name, value.payload);
     } else if (value.t === 'events') {
-      for (const { name, payload } of value.events) for (const listener of eventListeners) listener(name, payload);
+      for (const { name, payload } of value.events)
+        for (const listener of eventListeners) deliverEvent(listener, name, payload);
     } else if (value.t === 'result') {
       answer(value);
     } else if (value.t === 'results') {

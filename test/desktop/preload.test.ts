@@ -60,6 +60,30 @@ describe('the preload under the fake Electron', () => {
     expect(listeners()).toBe(0);
   });
 
+  it("keeps passing on a batch when the page's listener throws on one event, and reports the error", async () => {
+    const { bridge, contents } = await loadPreload();
+    const heard: string[] = [];
+    bridge.onEvent((name) => {
+      heard.push(name);
+      if (name === 'todosChanged') throw new Error('the page failed on todosChanged');
+    });
+    const reported = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      contents.send(EVENTS_CHANNEL, [
+        { name: 'todosChanged', payload: {} },
+        { name: 'openTask', payload: {} },
+      ]);
+      await until(() => heard.length === 2, 'the batch to reach the page');
+      expect(heard).toEqual(['todosChanged', 'openTask']);
+      expect(reported).toHaveBeenCalledWith(
+        'Drover: an event listener failed:',
+        new Error('the page failed on todosChanged'),
+      );
+    } finally {
+      reported.mockRestore();
+    }
+  });
+
   it("hears the real services' events through the window", async () => {
     const { bridge } = await loadPreload();
     const heard: { name: string; payload: unknown }[] = [];

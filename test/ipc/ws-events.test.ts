@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createWsClient, type WebSocketLike } from '../../shared/ipc/ws-client.js';
 import { ServerFrameSchema } from '../../shared/ipc/ws-protocol.js';
@@ -123,5 +123,33 @@ describe('events over the WebSocket', () => {
       ['a', 'three', 3],
     ]);
     expect(seen.filter(([who]) => who === 'b').map(([, name]) => name)).toEqual(['one', 'two', 'three']);
+  });
+
+  it('keeps giving the events of a frame when a listener throws on one of them, and reports the error', async () => {
+    const host = await serve();
+    const client = createWsClient({
+      url: host.url,
+      createSocket: (url) => new WebSocket(url) as unknown as WebSocketLike,
+    });
+    closers.push(() => client.close());
+    const seen: string[] = [];
+    client.subscribe((name) => {
+      seen.push(name);
+      if (name === 'one') throw new Error('a listener failed on one');
+    });
+    const other: string[] = [];
+    client.subscribe((name) => other.push(name));
+    await client.call('ping', {}); // open
+    const reported = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      host.emit('one', 1);
+      host.emit('two', 2);
+      await until(() => other.length === 2);
+      expect(seen).toEqual(['one', 'two']);
+      expect(other).toEqual(['one', 'two']);
+      expect(reported).toHaveBeenCalledWith('Drover: an event listener failed:', new Error('a listener failed on one'));
+    } finally {
+      reported.mockRestore();
+    }
   });
 });
