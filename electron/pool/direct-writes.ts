@@ -3,14 +3,21 @@ import { statfsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 /**
- * Two direct writes in a row slower than this mean the disk is not taking writes into memory at
- * once (writeback throttling, a stalling device): every log queues its writes on the thread pool
- * for LOG_DIRECT_PAUSE_MS, so the event loop waits on the disk at most twice. One slow write alone
- * is not enough: on a busy machine the thread is sometimes preempted in the middle of a write that
- * the disk took at once, and the next write is quick again.
+ * Two direct writes in a row slower than this mean the disk may not be taking writes into memory
+ * at once (writeback throttling, a stalling device): every log queues its writes on the thread
+ * pool for a while, so the event loop waits on the disk at most twice each time. One slow write
+ * alone is not enough: on a busy machine the thread is sometimes preempted in the middle of a
+ * write that the disk took at once, and the next write is quick again.
+ *
+ * The pause starts short and doubles each time the writes are slow again soon after one ends, up
+ * to LOG_DIRECT_PAUSE_MAX_MS: a disk that keeps stalling is soon tried only twice a minute, and a
+ * loaded machine that happened to preempt two writes in a row loses direct writes for 2 s, not
+ * 30 (with 50 chatty tasks, 30 s of queued writes cost the host a third more CPU and its event
+ * loop thousands of preemptions a second).
  */
 export const LOG_SLOW_DIRECT_WRITE_MS = 5;
-export const LOG_DIRECT_PAUSE_MS = 30_000;
+export const LOG_DIRECT_PAUSE_FIRST_MS = 2_000;
+export const LOG_DIRECT_PAUSE_MAX_MS = 30_000;
 
 /**
  * Linux filesystems (statfs f_type) that hold a write in the page cache and return: on these a
@@ -35,11 +42,14 @@ export type LogWrites = 'direct' | 'queued' | 'auto';
 
 /**
  * Whether direct writes are allowed now: two in a row slower than LOG_SLOW_DIRECT_WRITE_MS pause
- * them for LOG_DIRECT_PAUSE_MS, for every log that shares this guard (all of a Drover's, by default).
+ * them, for every log that shares this guard (all of a Drover's, by default), for
+ * LOG_DIRECT_PAUSE_FIRST_MS, or twice the last pause when that one ended less than
+ * LOG_DIRECT_PAUSE_MAX_MS ago (never longer than LOG_DIRECT_PAUSE_MAX_MS).
  */
 export class DirectWriteGuard {
   readonly #now: () => number;
   #pausedUntil = -Infinity;
+  #pauseMs = 0;
   /** The last direct write was slow: one more pauses them. */
   #suspect = false;
 
@@ -60,7 +70,9 @@ export class DirectWriteGuard {
       const ended = this.#now();
       const slow = ended - began > LOG_SLOW_DIRECT_WRITE_MS;
       if (slow && this.#suspect) {
-        this.#pausedUntil = ended + LOG_DIRECT_PAUSE_MS;
+        const again = ended - this.#pausedUntil < LOG_DIRECT_PAUSE_MAX_MS;
+        this.#pauseMs = again ? Math.min(this.#pauseMs * 2, LOG_DIRECT_PAUSE_MAX_MS) : LOG_DIRECT_PAUSE_FIRST_MS;
+        this.#pausedUntil = ended + this.#pauseMs;
         this.#suspect = false;
       } else this.#suspect = slow;
     }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   DirectWriteGuard,
-  LOG_DIRECT_PAUSE_MS,
+  LOG_DIRECT_PAUSE_FIRST_MS,
+  LOG_DIRECT_PAUSE_MAX_MS,
   LOG_SLOW_DIRECT_WRITE_MS,
   pageCacheFolder,
 } from '../../electron/pool/direct-writes.js';
@@ -185,7 +186,9 @@ describe('TaskLog direct writes', () => {
     const other = new TaskLog(join(dir, 'other.log'), { writes: 'direct', guard });
     other.write(a);
     expect(direct).toHaveBeenCalledTimes(2);
-    clock += LOG_DIRECT_PAUSE_MS;
+    clock += LOG_DIRECT_PAUSE_FIRST_MS - 1;
+    expect(guard.allowed).toBe(false);
+    clock += 1;
     expect(guard.allowed).toBe(true);
     // Allowed again, but queued behind what is still queued, never written ahead of it.
     log.write(c);
@@ -211,6 +214,29 @@ describe('TaskLog direct writes', () => {
     guard.time(() => {});
     guard.time(() => {});
     expect(guard.allowed).toBe(false);
+  });
+
+  it('pause for twice as long each time the writes are slow again soon after a pause, up to the longest pause; then start short again', () => {
+    let clock = 0;
+    let slow = false;
+    const guard = new DirectWriteGuard(() => (slow ? (clock += LOG_SLOW_DIRECT_WRITE_MS + 1) : clock));
+    /** Two slow writes in a row, then how long direct writes stay paused. */
+    const trip = (): number => {
+      slow = true;
+      guard.time(() => {});
+      guard.time(() => {});
+      slow = false;
+      const from = clock;
+      while (!guard.allowed) clock += 100;
+      return clock - from;
+    };
+    // Each pause ends where the loop stops; the next trip comes right away (a disk still stalling).
+    const pauses = Array.from({ length: 6 }, trip).map((ms) => Math.ceil(ms / 1000) * 1000);
+    expect(pauses).toEqual([2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+    expect(Math.max(...pauses)).toBe(LOG_DIRECT_PAUSE_MAX_MS);
+    // Quick writes for longer than the longest pause: the next trip is a first one again.
+    clock += LOG_DIRECT_PAUSE_MAX_MS;
+    expect(Math.ceil(trip() / 1000) * 1000).toBe(LOG_DIRECT_PAUSE_FIRST_MS);
   });
 
   it("write a quiet task's small batch directly when its timer comes, not on the thread pool", async () => {
