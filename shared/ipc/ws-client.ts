@@ -171,10 +171,8 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     }
     const value = readFrame(parsed);
     if (!value) return;
-    if (value.t === 'event') {
-      for (const listener of eventListeners) deliverEvent(listener, value.name, value.payload);
-    } else if (value.t === 'events') {
-      for (const { name, payload } of value.events)
+    if (value.t === 'event' || value.t === 'events') {
+      for (const { name, payload } of value.t === 'event' ? [value] : value.events)
         for (const listener of eventListeners) deliverEvent(listener, name, payload);
     } else if (value.t === 'result') {
       answer(value);
