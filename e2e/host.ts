@@ -39,11 +39,14 @@ export async function startHost(
     '--cwd',
     options.cwd ?? dataDir,
     ...(options.token ? [`--token=${options.token}`] : []),
+    // Its input is a pipe only this process writes to: if this process dies (a crashed spec, a
+    // killed worker, a bench stopped with Ctrl+C), the host stops its tasks and exits with it.
+    '--exit-with-stdin',
   ];
   const child = spawn(process.execPath, [join(root, 'out', 'main', 'host.js'), ...args], {
     cwd: root,
     env: { ...process.env, DROVER_SANDBOX: options.sandbox ? '' : 'off' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let log = '';
   child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));

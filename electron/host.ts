@@ -79,16 +79,27 @@ async function main(): Promise<void> {
   });
   saveLastPort(dataDir, server.port);
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (why: string) => {
     if (stopping) return;
     stopping = true;
-    console.error(`drover: ${signal} received, stopping`);
+    console.error(`drover: ${why}, stopping`);
     // Every task is stopped as a group and its log flushed before the process ends.
     await Promise.all([server.close(), services.shutdown()]);
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // SIGHUP: the terminal the host runs in was closed. Left to Node's default, the host would end on
+  // the spot, and the tasks that outlive a hangup (nohup, servers) would run on unsupervised.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(signal, () => void stop(`${signal} received`));
+  // A closed terminal fails every later write to it (EIO), and a reader that went away, every write
+  // to its pipe (EPIPE): an 'error' nobody listens to would end the host in the middle of a stop.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  if (args.exitWithStdin) {
+    // What comes in is read and dropped; only its end matters (the writer closed it, or died).
+    process.stdin.on('end', () => void stop('standard input closed'));
+    process.stdin.on('error', () => void stop('standard input failed'));
+    process.stdin.resume();
+  }
   // Said only once a stop would be handled: whoever reads this line may signal at once.
   services.announce(server.url.replace(/\?.*$/, ''));
   console.log(`Drover listening on ${server.url}`);

@@ -6,15 +6,20 @@ export interface HostArgs {
   dataDir: string | undefined;
   token: string | undefined;
   cwd: string | undefined;
+  /** Stop (as on SIGTERM) when standard input ends: a host started by a script stops with it. */
+  exitWithStdin: boolean;
   help: boolean;
 }
 
-export const HOST_USAGE = `Usage: npm run serve -- [--port N] [--data-dir DIR] [--token TOKEN] [--cwd DIR]
+export const HOST_USAGE = `Usage: npm run serve -- [--port N] [--data-dir DIR] [--token TOKEN] [--cwd DIR] [--exit-with-stdin]
 
   --port N         port on 127.0.0.1 (default: the last start's port when it is free, else any free one; 0: any)
   --data-dir DIR   where sessions and task logs live (default: $XDG_DATA_HOME/drover or the platform's equivalent)
   --token TOKEN    the access token (default: a fresh random one each start; also DROVER_TOKEN)
-  --cwd DIR        where shell commands run (default: the folder the host was started in)`;
+  --cwd DIR        where shell commands run (default: the folder the host was started in)
+  --exit-with-stdin
+                   stop, as on SIGTERM, when standard input ends: a script that starts the host with
+                   a pipe as its input takes the host and its tasks with it when it ends or dies`;
 
 /** Reads the host's flags; a bad flag is an error naming it, never a silent default. */
 export function parseHostArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): HostArgs {
@@ -25,6 +30,7 @@ export function parseHostArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
       'data-dir': { type: 'string' },
       token: { type: 'string' },
       cwd: { type: 'string' },
+      'exit-with-stdin': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -41,5 +47,12 @@ export function parseHostArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
   if (token !== undefined && !/^[A-Za-z0-9._~-]{16,256}$/.test(token)) {
     throw new Error('--token must be 16 to 256 characters of letters, digits and . _ ~ -');
   }
-  return { port, dataDir: values['data-dir'], token, cwd: values.cwd, help: values.help ?? false };
+  return {
+    port,
+    dataDir: values['data-dir'],
+    token,
+    cwd: values.cwd,
+    exitWithStdin: values['exit-with-stdin'] ?? false,
+    help: values.help ?? false,
+  };
 }

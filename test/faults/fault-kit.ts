@@ -69,10 +69,11 @@ export function newRunMark(): string {
 export function startHost(dataDir: string, runMark: string): Promise<FaultHost> {
   const child = spawn(
     process.execPath,
-    [hostBundle(), '--data-dir', dataDir, '--token', FAULT_TOKEN, '--cwd', dataDir],
+    // --exit-with-stdin, stdin a pipe of this process's: a test run that dies takes its hosts with it.
+    [hostBundle(), '--data-dir', dataDir, '--token', FAULT_TOKEN, '--cwd', dataDir, '--exit-with-stdin'],
     {
       cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, [RUN_MARK_VARIABLE]: runMark },
     },
   );

@@ -9,6 +9,7 @@ describe('host flags', () => {
       dataDir: undefined,
       token: undefined,
       cwd: undefined,
+      exitWithStdin: false,
       help: false,
     });
   });
@@ -19,6 +20,7 @@ describe('host flags', () => {
       dataDir: '/tmp/d',
       token: 'abcdefghijklmnop',
       cwd: undefined,
+      exitWithStdin: false,
       help: false,
     });
     expect(parseHostArgs([], { DROVER_TOKEN: 'fromtheenvironment' }).token).toBe('fromtheenvironment');
@@ -27,6 +29,11 @@ describe('host flags', () => {
 
   it('takes a token that starts with a dash when given as --token=…', () => {
     expect(parseHostArgs(['--token=-abcdefghijklmnop'], {}).token).toBe('-abcdefghijklmnop');
+  });
+
+  it('stops with its standard input only when asked to', () => {
+    expect(parseHostArgs(['--exit-with-stdin'], {}).exitWithStdin).toBe(true);
+    expect(() => parseHostArgs(['--exit-with-stdin=no'], {})).toThrow(/exit-with-stdin/);
   });
 
   it('names a bad flag', () => {

@@ -12,7 +12,8 @@ export interface SpawnedHost {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const hostArgs = (dataDir: string) => [
+/** Node's arguments that run the host from source on `dataDir` (it stops when its standard input ends). */
+export const hostArgs = (dataDir: string) => [
   '--import',
   'tsx',
   join(root, 'electron/host.ts'),
@@ -22,11 +23,13 @@ const hostArgs = (dataDir: string) => [
   TEST_TOKEN,
   '--cwd',
   dataDir,
+  // With stdin a pipe of this process's: a test run that dies takes its hosts with it.
+  '--exit-with-stdin',
 ];
 
 /** The headless host from source, as a real separate process (so it can be killed like a crash). */
 export function spawnHost(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<SpawnedHost> {
-  const child = spawn(process.execPath, hostArgs(dataDir), { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env });
+  const child = spawn(process.execPath, hostArgs(dataDir), { cwd: root, stdio: ['pipe', 'pipe', 'inherit'], env });
   return new Promise((resolvePromise, reject) => {
     child.once('exit', (code) => reject(new Error(`host exited early with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -58,7 +61,7 @@ export function spawnHost(dataDir: string, env: NodeJS.ProcessEnv = process.env)
 
 /** Runs the host on a folder and waits for it to exit (a start that must be refused). */
 export function runHostToExit(dataDir: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, hostArgs(dataDir), { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, hostArgs(dataDir), { cwd: root, stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolvePromise) => child.once('exit', (code) => resolvePromise({ code, stderr })));
