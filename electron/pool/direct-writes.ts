@@ -1,5 +1,5 @@
 // When a task's log may be written on the event loop instead of the thread pool (TaskLog).
-import { statfsSync } from 'node:fs';
+import { readFileSync, statfsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -8,6 +8,11 @@ import { performance } from 'node:perf_hooks';
  * pool for a while, so the event loop waits on the disk at most twice each time. One slow write
  * alone is not enough: on a busy machine the thread is sometimes preempted in the middle of a
  * write that the disk took at once, and the next write is quick again.
+ *
+ * The write after a slow one is timed closer: where the OS says how long the thread waited for a
+ * CPU meanwhile (Linux's schedstat), that wait is not the disk's doing and is taken off. A write
+ * slow only for want of a CPU neither pauses nor clears the suspicion; the next one is timed the
+ * same way.
  *
  * The pause starts short and doubles each time the writes are slow again soon after one ends, up
  * to LOG_DIRECT_PAUSE_MAX_MS: a disk that keeps stalling is soon tried only twice a minute, and a
@@ -48,13 +53,19 @@ export type LogWrites = 'direct' | 'queued' | 'auto';
  */
 export class DirectWriteGuard {
   readonly #now: () => number;
+  readonly #cpuWait: () => number | null;
   #pausedUntil = -Infinity;
   #pauseMs = 0;
   /** The last direct write was slow: one more pauses them. */
   #suspect = false;
 
-  constructor(now: () => number = () => performance.now()) {
+  /**
+   * `now`: a clock in ms. `cpuWait`: how long, in ms, the calling thread has waited for a CPU so
+   * far (it only has to grow by the wait), or null where the OS does not say.
+   */
+  constructor(now: () => number = () => performance.now(), cpuWait: () => number | null = threadCpuWaitMs) {
     this.#now = now;
+    this.#cpuWait = cpuWait;
   }
 
   get allowed(): boolean {
@@ -64,19 +75,48 @@ export class DirectWriteGuard {
   /** Makes one direct write, timed. */
   time(write: () => void): void {
     const began = this.#now();
+    // Read only while a slow write is suspected (a file read; most writes take microseconds), and
+    // inside the timed span, so that no wait from outside it is taken off.
+    const waitedBefore = this.#suspect ? this.#cpuWait() : null;
     try {
       write();
     } finally {
+      const waitedAfter = waitedBefore === null ? null : this.#cpuWait();
       const ended = this.#now();
-      const slow = ended - began > LOG_SLOW_DIRECT_WRITE_MS;
+      const took = ended - began;
+      const waited = waitedBefore === null || waitedAfter === null ? 0 : Math.max(0, waitedAfter - waitedBefore);
+      const slow = took - waited > LOG_SLOW_DIRECT_WRITE_MS;
       if (slow && this.#suspect) {
         const again = ended - this.#pausedUntil < LOG_DIRECT_PAUSE_MAX_MS;
         this.#pauseMs = again ? Math.min(this.#pauseMs * 2, LOG_DIRECT_PAUSE_MAX_MS) : LOG_DIRECT_PAUSE_FIRST_MS;
         this.#pausedUntil = ended + this.#pauseMs;
         this.#suspect = false;
-      } else this.#suspect = slow;
+      } else if (slow || took <= LOG_SLOW_DIRECT_WRITE_MS) this.#suspect = slow;
+      // Else it was slow only for want of a CPU: it says nothing of the disk either way.
     }
   }
+}
+
+const SCHEDSTAT = '/proc/thread-self/schedstat';
+/** Cleared once the file cannot be read: it will not appear later. */
+let schedstatReadable = process.platform === 'linux';
+
+/**
+ * The calling thread's time spent runnable but waiting for a CPU since it started, in ms: the
+ * second figure of Linux's /proc/thread-self/schedstat (ns; the first is the time it ran). Null on
+ * other systems, or where the kernel keeps no such figure. `file`: another schedstat, for tests.
+ */
+export function threadCpuWaitMs(file = SCHEDSTAT): number | null {
+  if (!schedstatReadable && file === SCHEDSTAT) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'latin1');
+  } catch {
+    if (file === SCHEDSTAT) schedstatReadable = false;
+    return null;
+  }
+  const waitedNs = Number(text.split(' ')[1]);
+  return Number.isFinite(waitedNs) ? waitedNs / 1e6 : null;
 }
 
 /** The guard every log shares unless given its own (tests). */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -8,6 +8,7 @@ import {
   LOG_DIRECT_PAUSE_MAX_MS,
   LOG_SLOW_DIRECT_WRITE_MS,
   pageCacheFolder,
+  threadCpuWaitMs,
 } from '../../electron/pool/direct-writes.js';
 import {
   LOG_FLUSH_MS,
@@ -17,6 +18,9 @@ import {
   TaskLog,
 } from '../../electron/pool/task-log.js';
 import { mountSmallDisk } from '../small-disk.js';
+
+/** For guards on a fake clock: the thread's real waits for a CPU must not count against it. */
+const noCpuWait = () => null;
 
 let dir: string;
 const cleanups: (() => void)[] = [];
@@ -91,7 +95,7 @@ describe.each(['direct', 'queued'] as const)('TaskLog, %s writes', (writes) => {
   // A direct log here gets its own guard on a clock that never moves: how a slow write on a busy
   // machine turns direct writes off is tested below, and must not turn these tests into queued ones.
   const how = (): { writes: typeof writes; guard?: DirectWriteGuard } =>
-    writes === 'direct' ? { writes, guard: new DirectWriteGuard(() => 0) } : { writes };
+    writes === 'direct' ? { writes, guard: new DirectWriteGuard(() => 0, noCpuWait) } : { writes };
   it('keeps what a lent chunk held when it was written, though its memory is reused at once', async () => {
     const path = join(dir, 'lent.log');
     const log = new TaskLog(path, how());
@@ -158,7 +162,7 @@ describe('TaskLog direct writes', () => {
     let clock = 0;
     let slow = false;
     // The clock moves past the slow mark during a write only while `slow` is set.
-    const guard = new DirectWriteGuard(() => (slow ? (clock += LOG_SLOW_DIRECT_WRITE_MS + 1) : clock));
+    const guard = new DirectWriteGuard(() => (slow ? (clock += LOG_SLOW_DIRECT_WRITE_MS + 1) : clock), noCpuWait);
     const path = join(dir, 'slow.log');
     const log = new TaskLog(path, { writes: 'direct', guard });
     const [a0, a, b1, b2, c] = [9, 0, 1, 2, 3].map((seed) => pattern(LOG_WHOLE_CHUNK_BYTES, seed)) as [
@@ -202,7 +206,7 @@ describe('TaskLog direct writes', () => {
   it('stay on after slow writes that never come two in a row', () => {
     let clock = 0;
     let slow = false;
-    const guard = new DirectWriteGuard(() => (slow ? (clock += LOG_SLOW_DIRECT_WRITE_MS + 1) : clock));
+    const guard = new DirectWriteGuard(() => (slow ? (clock += LOG_SLOW_DIRECT_WRITE_MS + 1) : clock), noCpuWait);
     for (let i = 0; i < 5; i++) {
       slow = true;
       guard.time(() => {});
@@ -219,7 +223,7 @@ describe('TaskLog direct writes', () => {
   it('pause for twice as long each time the writes are slow again soon after a pause, up to the longest pause; then start short again', () => {
     let clock = 0;
     let slow = false;
-    const guard = new DirectWriteGuard(() => (slow ? (clock += LOG_SLOW_DIRECT_WRITE_MS + 1) : clock));
+    const guard = new DirectWriteGuard(() => (slow ? (clock += LOG_SLOW_DIRECT_WRITE_MS + 1) : clock), noCpuWait);
     /** Two slow writes in a row, then how long direct writes stay paused. */
     const trip = (): number => {
       slow = true;
@@ -239,8 +243,52 @@ describe('TaskLog direct writes', () => {
     expect(Math.ceil(trip() / 1000) * 1000).toBe(LOG_DIRECT_PAUSE_FIRST_MS);
   });
 
+  it('do not count a write slow only for want of a CPU, where the OS says how long the thread waited for one', () => {
+    let clock = 0;
+    let waited = 0;
+    /** A direct write that takes `ms`, `preemptedMs` of them waiting for a CPU. */
+    const writeOn = (guard: DirectWriteGuard, ms: number, preemptedMs = 0) =>
+      guard.time(() => {
+        clock += ms;
+        waited += preemptedMs;
+      });
+    const slowMs = LOG_SLOW_DIRECT_WRITE_MS + 3;
+    const preemptedMs = slowMs - LOG_SLOW_DIRECT_WRITE_MS + 1;
+    const guard = new DirectWriteGuard(
+      () => clock,
+      () => waited,
+    );
+    writeOn(guard, slowMs); // slow: the next write is timed closer
+    writeOn(guard, slowMs, preemptedMs);
+    writeOn(guard, slowMs, preemptedMs);
+    expect(guard.allowed).toBe(true);
+    // Still suspected: slow on the disk's account now, right after a slow write, pauses them.
+    writeOn(guard, slowMs);
+    expect(guard.allowed).toBe(false);
+    // Where the OS does not say (not Linux), the same writes count as slow.
+    const blind = new DirectWriteGuard(() => clock, noCpuWait);
+    writeOn(blind, slowMs);
+    writeOn(blind, slowMs, preemptedMs);
+    expect(blind.allowed).toBe(false);
+  });
+
+  it("read the thread's wait for a CPU from the second figure of Linux's schedstat", () => {
+    const file = join(dir, 'schedstat');
+    // As the kernel writes it: ns run, ns waited runnable, timeslices.
+    writeFileSync(file, '1003841576 656198 5\n');
+    expect(threadCpuWaitMs(file)).toBeCloseTo(0.656198, 6);
+    expect(threadCpuWaitMs(join(dir, 'missing'))).toBeNull();
+    const now = threadCpuWaitMs();
+    if (process.platform !== 'linux') expect(now).toBeNull();
+    else {
+      expect(now).toBeGreaterThanOrEqual(0);
+      for (let spun = performance.now(); performance.now() - spun < 20;);
+      expect(threadCpuWaitMs()).toBeGreaterThanOrEqual(now!);
+    }
+  });
+
   it("write a quiet task's small batch directly when its timer comes, not on the thread pool", async () => {
-    const guard = new DirectWriteGuard(() => 0);
+    const guard = new DirectWriteGuard(() => 0, noCpuWait);
     const direct = vi.spyOn(guard, 'time');
     const path = join(dir, 'small.log');
     const log = new TaskLog(path, { writes: 'direct', guard });
