@@ -31,6 +31,7 @@ if (!electron.ok) {
     });
     child.once('error', (error) => void serveHeadless(`launching ${electron.binary} failed (${error.message})`));
     child.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-    for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+    // Passed on, and this wrapper waits for the app's own exit: it stops its tasks before it ends.
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   }
 }

@@ -5,6 +5,12 @@ import type { Services } from '../core/services.js';
 /** The quit question lists this many items, then says how many more. */
 export const QUESTION_ITEMS_MAX = 12;
 
+/**
+ * Signals that stop Drover without asking: its terminal closed (SIGHUP), Ctrl+C there (SIGINT),
+ * `kill` or a process manager (SIGTERM).
+ */
+export const STOP_SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM'] as const;
+
 export interface CloseToTrayOptions {
   services: Services;
   iconPath: string;
@@ -76,6 +82,17 @@ export function handleClosing(options: CloseToTrayOptions): Closing {
     return (await dialog.showMessageBox(box)).response === 0;
   };
 
+  /**
+   * A signal is an order, not a question: nobody may be at the window to answer one. Electron
+   * makes SIGINT and SIGTERM a quit of its own, which would ask while work is live; SIGHUP it
+   * leaves to the default, which ends the process on the spot with every task left running.
+   */
+  const onStopSignal = (): void => {
+    systemEnding = true;
+    void drain();
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, onStopSignal);
+
   /** Stops everything and quits, without asking. Runs once; later calls wait on nothing. */
   const drain = async (): Promise<void> => {
     if (draining) return;
@@ -91,6 +108,7 @@ export function handleClosing(options: CloseToTrayOptions): Closing {
       options.log(`the shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     drained = true;
+    for (const signal of STOP_SIGNALS) process.off(signal, onStopSignal);
     // Quit again, now let through: Electron closes the windows and emits will-quit and quit,
     // where electron-updater installs a downloaded update (app.exit would skip those events).
     app.quit();

@@ -4,6 +4,7 @@ import { until } from '../helpers.js';
 import { startOpenAiCompatibleServer } from '../../e2e/fake-model/index.js';
 import { electronModule, updaterModule } from './fake-electron/index.js';
 import { currentFake, startDesktop } from './desktop-harness.js';
+import { STOP_SIGNALS } from '../../electron/app/close-to-tray.js';
 
 vi.mock('electron', () => electronModule(currentFake));
 vi.mock('electron-updater', () => updaterModule(currentFake));
@@ -204,6 +205,20 @@ describe('closing the window and quitting (close-to-tray)', () => {
     expect(await exited()).toBe(0);
     expect(fake.dialog.messageBoxes).toEqual([]);
     expect(alive(task.pid!)).toBe(false);
+  });
+
+  it('a stop signal (its terminal closed, Ctrl+C there, kill) drains and quits without asking, and leaves no listener', async () => {
+    for (const signal of STOP_SIGNALS) {
+      const listening = process.listenerCount(signal);
+      const { fake, session, startTask, exited } = await startDesktop();
+      const task = await startTask(await session(), 'sleep 30');
+      expect(process.listenerCount(signal)).toBe(listening + 1);
+      process.emit(signal, signal);
+      expect(await exited()).toBe(0);
+      expect(fake.dialog.messageBoxes).toEqual([]);
+      expect(alive(task.pid!)).toBe(false);
+      expect(process.listenerCount(signal)).toBe(listening);
+    }
   });
 
   it('when Windows asks to end the session, Drover holds it, drains without asking and quits (no window is closed for it)', async () => {
