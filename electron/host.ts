@@ -2,17 +2,19 @@
  * Composition root of the headless host: the app's services on plain Node, served to a
  * browser (and scripts) on 127.0.0.1 behind a per-start token.
  */
+import { fstatSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createServices } from './core/services.js';
 import { defaultDataDir, findAppRoot, readAppVersion } from './core/paths.js';
 import { StoreOpenError } from './store/database.js';
 import { DataFolderBusyError } from './store/data-lock.js';
 import { noRoomAtStart } from './store/no-room.js';
-import { HOST_USAGE, parseHostArgs } from './host/cli.js';
+import { HOST_USAGE, parseHostArgs, stdinUnfitForExit } from './host/cli.js';
 import { newToken } from './host/auth.js';
 import { startHostServer } from './host/server.js';
 import { portUnavailable, readLastPort, saveLastPort } from './host/last-port.js';
 import { warmNewestSession } from './host/warm-up.js';
+import { dropUnwritableOutput, STOP_SIGNALS } from './core/stopping.js';
 
 async function main(): Promise<void> {
   let args;
@@ -25,6 +27,13 @@ async function main(): Promise<void> {
   if (args.help) {
     console.log(HOST_USAGE);
     return;
+  }
+  if (args.exitWithStdin) {
+    const unfit = stdinUnfitForExit(statOrNull(0));
+    if (unfit) {
+      console.error(`drover: --exit-with-stdin needs a pipe as standard input, and ${unfit}\n\n${HOST_USAGE}`);
+      process.exit(2);
+    }
   }
   // The command line is readable by every process of the machine: once read, the token is wiped from it.
   process.title = 'drover-host';
@@ -89,11 +98,8 @@ async function main(): Promise<void> {
   };
   // SIGHUP: the terminal the host runs in was closed. Left to Node's default, the host would end on
   // the spot, and the tasks that outlive a hangup (nohup, servers) would run on unsupervised.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-    process.on(signal, () => void stop(`${signal} received`));
-  // A closed terminal fails every later write to it (EIO), and a reader that went away, every write
-  // to its pipe (EPIPE): an 'error' nobody listens to would end the host in the middle of a stop.
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  for (const signal of STOP_SIGNALS) process.on(signal, () => void stop(`${signal} received`));
+  dropUnwritableOutput();
   if (args.exitWithStdin) {
     // What comes in is read and dropped; only its end matters (the writer closed it, or died).
     process.stdin.on('end', () => void stop('standard input closed'));
@@ -105,6 +111,14 @@ async function main(): Promise<void> {
   console.log(`Drover listening on ${server.url}`);
   // After the line is out: whoever waits for it is not kept waiting by this.
   setImmediate(() => warmNewestSession(services));
+}
+
+function statOrNull(fd: number): Stats | null {
+  try {
+    return fstatSync(fd);
+  } catch {
+    return null;
+  }
 }
 
 main().catch((error: unknown) => {

@@ -14,10 +14,14 @@ import { startTaskTray, trayIconPath } from './app/tray.js';
 import { desktopFiles } from './app/files.js';
 import { handleClosing, type Closing } from './app/close-to-tray.js';
 import { startUpdates } from './app/updater.js';
+import { dropUnwritableOutput } from './core/stopping.js';
 
 const appRoot = app.getAppPath();
 let window: BrowserWindow | undefined;
 let closing: Closing | undefined;
+
+// Started from a terminal that is then closed, Drover stops its tasks (close-to-tray.ts) and logs as it goes.
+dropUnwritableOutput();
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();

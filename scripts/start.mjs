@@ -32,6 +32,8 @@ if (!electron.ok) {
     child.once('error', (error) => void serveHeadless(`launching ${electron.binary} failed (${error.message})`));
     child.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
     // Passed on, and this wrapper waits for the app's own exit: it stops its tasks before it ends.
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+    // (Windows has no SIGHUP to send: there, closing the console reaches the app itself.)
+    const relayed = process.platform === 'win32' ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    for (const signal of relayed) process.on(signal, () => child.kill(signal));
   }
 }

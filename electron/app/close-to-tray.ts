@@ -1,15 +1,10 @@
 import { app, dialog, Notification, powerMonitor, type BrowserWindow } from 'electron';
 import { liveWork, quitButton, quitQuestion, schedulesNote, trayNotice, type LiveWork } from '../core/live-work.js';
 import type { Services } from '../core/services.js';
+import { STOP_SIGNALS } from '../core/stopping.js';
 
 /** The quit question lists this many items, then says how many more. */
 export const QUESTION_ITEMS_MAX = 12;
-
-/**
- * Signals that stop Drover without asking: its terminal closed (SIGHUP), Ctrl+C there (SIGINT),
- * `kill` or a process manager (SIGTERM).
- */
-export const STOP_SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM'] as const;
 
 export interface CloseToTrayOptions {
   services: Services;
@@ -83,9 +78,11 @@ export function handleClosing(options: CloseToTrayOptions): Closing {
   };
 
   /**
-   * A signal is an order, not a question: nobody may be at the window to answer one. Electron
-   * makes SIGINT and SIGTERM a quit of its own, which would ask while work is live; SIGHUP it
-   * leaves to the default, which ends the process on the spot with every task left running.
+   * A signal is an order, not a question: nobody may be at the window to answer one (a closed
+   * terminal, a process manager). Left to Electron, each of these becomes a quit, which asks while
+   * work is live. Listening replaces Electron's own handling, for good: the listeners stay until
+   * the process ends (without one, the signal would end Drover on the spot mid-quit), and a
+   * signal during the drain or after it changes nothing.
    */
   const onStopSignal = (): void => {
     systemEnding = true;
@@ -108,7 +105,6 @@ export function handleClosing(options: CloseToTrayOptions): Closing {
       options.log(`the shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     drained = true;
-    for (const signal of STOP_SIGNALS) process.off(signal, onStopSignal);
     // Quit again, now let through: Electron closes the windows and emits will-quit and quit,
     // where electron-updater installs a downloaded update (app.exit would skip those events).
     app.quit();

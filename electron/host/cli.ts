@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 export interface HostArgs {
@@ -55,4 +56,21 @@ export function parseHostArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     exitWithStdin: values['exit-with-stdin'] ?? false,
     help: values.help ?? false,
   };
+}
+
+/**
+ * Why standard input, as `fstat` shows it, cannot carry --exit-with-stdin; null when it can (a
+ * pipe or a socket, whose end says that whoever holds the other end closed it or died). From a
+ * terminal the host would take the person's typing and stop at Ctrl+D (or be stopped outright,
+ * run with `&`), and /dev/null, which a script's `command &` gets, ends at once.
+ */
+export function stdinUnfitForExit(
+  stdin: Pick<Stats, 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isFile'> | null,
+): string | null {
+  if (!stdin) return 'it is closed';
+  if (stdin.isFIFO() || stdin.isSocket()) return null;
+  if (stdin.isCharacterDevice())
+    return 'it is a terminal or a device such as /dev/null (which a script gives to `command &`)';
+  if (stdin.isFile()) return 'it is a file';
+  return 'it is neither a pipe nor a socket';
 }

@@ -111,8 +111,11 @@ export function threadCpuWaitMs(file = SCHEDSTAT): number | null {
   let text: string;
   try {
     text = readFileSync(file, 'latin1');
-  } catch {
-    if (file === SCHEDSTAT) schedstatReadable = false;
+  } catch (error) {
+    // Gone or forbidden for good; anything else (no file handle free just now) may pass.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (file === SCHEDSTAT && (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM'))
+      schedstatReadable = false;
     return null;
   }
   const waitedNs = Number(text.split(' ')[1]);

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, vi } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
+import { STOP_SIGNALS } from '../../electron/core/stopping.js';
 import { EVENTS_CHANNEL, REQUEST_CHANNEL_PREFIX } from '../../shared/ipc/bridge.js';
 import type { Result } from '../../shared/ipc/errors.js';
 import type { TaskRow } from '../../shared/schemas/task.js';
@@ -67,6 +68,12 @@ export function eventsSent(contents: FakeWebContents): { name: string; payload: 
 
 const started: FakeElectron[] = [];
 
+/** The signal listeners there were before the test: an app keeps its own until its process ends, which here it never does. */
+const signalListeners = new Map<NodeJS.Signals, unknown[]>();
+beforeEach(() => {
+  for (const signal of STOP_SIGNALS) signalListeners.set(signal, process.listeners(signal));
+});
+
 afterEach(async () => {
   // Whatever the test left, the services drain: quit, confirming any question, until the app exits.
   for (const fake of started.splice(0)) {
@@ -84,6 +91,9 @@ afterEach(async () => {
     );
   }
   current = null;
+  for (const signal of STOP_SIGNALS)
+    for (const listener of process.listeners(signal))
+      if (!signalListeners.get(signal)?.includes(listener)) process.off(signal, listener);
 });
 
 export async function startDesktop(options: StartOptions = {}): Promise<Desktop> {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseHostArgs } from '../../electron/host/cli.js';
+import { execFileSync } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseHostArgs, stdinUnfitForExit } from '../../electron/host/cli.js';
+import { tempDir } from '../helpers.js';
 import { defaultDataDir } from '../../electron/core/paths.js';
 
 describe('host flags', () => {
@@ -34,6 +38,19 @@ describe('host flags', () => {
   it('stops with its standard input only when asked to', () => {
     expect(parseHostArgs(['--exit-with-stdin'], {}).exitWithStdin).toBe(true);
     expect(() => parseHostArgs(['--exit-with-stdin=no'], {})).toThrow(/exit-with-stdin/);
+  });
+
+  it('takes only a pipe or a socket as the input whose end stops the host', () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    expect(stdinUnfitForExit(statSync(fifo))).toBeNull();
+    const file = join(dir, 'file');
+    writeFileSync(file, '');
+    expect(stdinUnfitForExit(statSync(file))).toBe('it is a file');
+    expect(stdinUnfitForExit(statSync('/dev/null'))).toMatch(/terminal or a device/);
+    expect(stdinUnfitForExit(statSync(dir))).toBe('it is neither a pipe nor a socket');
+    expect(stdinUnfitForExit(null)).toBe('it is closed');
   });
 
   it('names a bad flag', () => {

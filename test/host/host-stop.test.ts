@@ -50,7 +50,7 @@ function listeningBase(text: string): string | null {
 
 describe('what stops the headless host', () => {
   it('SIGHUP stops every task as a group before the host exits', async () => {
-    const host = await spawnHost(tempDir());
+    const host = await spawnHost(tempDir(), process.env, { exitWithStdin: false });
     leftovers.push(host.child.pid!);
     const pgid = await startStubbornTask(host.base);
     expect(await host.stop('SIGHUP')).toBe(0);
@@ -60,7 +60,7 @@ describe('what stops the headless host', () => {
   it('closing the terminal it runs in stops its tasks, though every write to that terminal now fails', async () => {
     const dataDir = tempDir();
     // The host leads the terminal's session, as under a shell the person then closes.
-    const terminal = pty.spawn(process.execPath, hostArgs(dataDir), {
+    const terminal = pty.spawn(process.execPath, hostArgs(dataDir, { exitWithStdin: false }), {
       cwd: root,
       cols: 120,
       rows: 30,
@@ -77,6 +77,17 @@ describe('what stops the headless host', () => {
     await until(() => !pidAlive(terminal.pid), 'the host to end with its terminal', 30_000);
     // Stopped as a whole, not left behind: it ignores the hangup that ends the host.
     expect(groupRuns(pgid)).toBe(false);
+  }, 60_000);
+
+  it('--exit-with-stdin refuses to start on an input that is not a pipe, saying why', async () => {
+    const child = spawn(process.execPath, hostArgs(tempDir()), { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((done) => child.once('exit', done));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /--exit-with-stdin needs a pipe as standard input, and it is a terminal or a device such as \/dev\/null/,
+    );
   }, 60_000);
 
   it('--exit-with-stdin: a host whose starter dies stops its tasks and exits', async () => {

@@ -12,8 +12,12 @@ export interface SpawnedHost {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Node's arguments that run the host from source on `dataDir` (it stops when its standard input ends). */
-export const hostArgs = (dataDir: string) => [
+/**
+ * Node's arguments that run the host from source on `dataDir`; with `exitWithStdin` (the default)
+ * it stops when its standard input, a pipe of this process's, ends: a test run that dies takes
+ * its hosts with it.
+ */
+export const hostArgs = (dataDir: string, { exitWithStdin = true } = {}) => [
   '--import',
   'tsx',
   join(root, 'electron/host.ts'),
@@ -23,13 +27,20 @@ export const hostArgs = (dataDir: string) => [
   TEST_TOKEN,
   '--cwd',
   dataDir,
-  // With stdin a pipe of this process's: a test run that dies takes its hosts with it.
-  '--exit-with-stdin',
+  ...(exitWithStdin ? ['--exit-with-stdin'] : []),
 ];
 
 /** The headless host from source, as a real separate process (so it can be killed like a crash). */
-export function spawnHost(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<SpawnedHost> {
-  const child = spawn(process.execPath, hostArgs(dataDir), { cwd: root, stdio: ['pipe', 'pipe', 'inherit'], env });
+export function spawnHost(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { exitWithStdin?: boolean } = {},
+): Promise<SpawnedHost> {
+  const child = spawn(process.execPath, hostArgs(dataDir, options), {
+    cwd: root,
+    stdio: [options.exitWithStdin === false ? 'ignore' : 'pipe', 'pipe', 'inherit'],
+    env,
+  });
   return new Promise((resolvePromise, reject) => {
     child.once('exit', (code) => reject(new Error(`host exited early with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
