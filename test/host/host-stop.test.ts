@@ -5,7 +5,7 @@ import * as pty from '@lydell/node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir, until } from '../helpers.js';
 import { groupRuns, pidAlive } from '../pool/pool-harness.js';
-import { hostArgs, spawnHost, TEST_TOKEN } from './spawn-host.js';
+import { callHost, hostArgs, listeningBase, spawnHost } from './spawn-host.js';
 
 const root = resolve(import.meta.dirname, '../..');
 /** A task whose whole group ignores the hangup: only a stop of the group as a whole ends it. */
@@ -24,28 +24,13 @@ afterEach(() => {
   }
 });
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${TEST_TOKEN}` },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return res.json();
-}
-
 /** Starts a task that outlives a hangup on the host at `base`; returns its process group. */
 async function startStubbornTask(base: string): Promise<number> {
-  const session = (await call(base, 'POST', '/sessions', {})).id as string;
-  const task = await call(base, 'POST', `/sessions/${session}/background-tasks`, { command: SURVIVES_HANGUP });
+  const session = (await callHost(base, 'POST', '/sessions', {})).id as string;
+  const task = await callHost(base, 'POST', `/sessions/${session}/background-tasks`, { command: SURVIVES_HANGUP });
   const pgid = task.pid as number;
   leftovers.push(pgid);
   return pgid;
-}
-
-/** The host's API address, from the line it prints once it listens. */
-function listeningBase(text: string): string | null {
-  const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
-  return match ? `${match[1]}/api` : null;
 }
 
 describe('what stops the headless host', () => {

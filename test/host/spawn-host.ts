@@ -30,6 +30,22 @@ export const hostArgs = (dataDir: string, { exitWithStdin = true } = {}) => [
   ...(exitWithStdin ? ['--exit-with-stdin'] : []),
 ];
 
+/** The host's API address (`http://127.0.0.1:PORT/api`), from the line it prints once it listens; null for any other text. */
+export function listeningBase(text: string): string | null {
+  const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
+  return match ? `${match[1]}/api` : null;
+}
+
+/** A REST call to the host at `base` with the test token; the answer's JSON body. */
+export async function callHost(base: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${TEST_TOKEN}` },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return res.json();
+}
+
 /** The headless host from source, as a real separate process (so it can be killed like a crash). */
 export function spawnHost(
   dataDir: string,
@@ -44,20 +60,12 @@ export function spawnHost(
   return new Promise((resolvePromise, reject) => {
     child.once('exit', (code) => reject(new Error(`host exited early with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(line);
-      if (!match) return;
-      const base = `${match[1]}/api`;
+      const base = listeningBase(line);
+      if (!base) return;
       resolvePromise({
         child,
         base,
-        async call(method, path, body) {
-          const res = await fetch(`${base}${path}`, {
-            method,
-            headers: { Authorization: `Bearer ${TEST_TOKEN}` },
-            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          });
-          return res.json();
-        },
+        call: (method, path, body) => callHost(base, method, path, body),
         stop(signal = 'SIGTERM') {
           return new Promise((done) => {
             if (child.exitCode !== null || child.signalCode !== null) return done(child.exitCode);
