@@ -70,8 +70,15 @@ const started: FakeElectron[] = [];
 
 /** The signal listeners there were before the test: an app keeps its own until its process ends, which here it never does. */
 const signalListeners = new Map<NodeJS.Signals, unknown[]>();
+/**
+ * The exit listeners there were before the test. Each test loads the app's modules anew, and a
+ * module that cleans up at exit (terminal-gate.ts: its gate folders) hooks it once per load: the
+ * hooks of a test's app run when that app has exited, as the process's exit would run them.
+ */
+let exitListeners: unknown[] = [];
 beforeEach(() => {
   for (const signal of STOP_SIGNALS) signalListeners.set(signal, process.listeners(signal));
+  exitListeners = process.listeners('exit');
 });
 
 afterEach(async () => {
@@ -94,6 +101,11 @@ afterEach(async () => {
   for (const signal of STOP_SIGNALS)
     for (const listener of process.listeners(signal))
       if (!signalListeners.get(signal)?.includes(listener)) process.off(signal, listener);
+  for (const listener of process.listeners('exit'))
+    if (!exitListeners.includes(listener)) {
+      process.off('exit', listener);
+      listener(0);
+    }
 });
 
 export async function startDesktop(options: StartOptions = {}): Promise<Desktop> {
