@@ -90,3 +90,35 @@ base('the Work tab shows a finished task of an item that no loaded page holds', 
     removeDataDir(dataDir);
   }
 });
+
+// The locale's date and number data are read in by a worker where the machine has cores to spare,
+// else on the page's main thread (renderer/src/lib/intl-warm.ts); the page opens right either way.
+for (const cores of [2, 8]) {
+  base(
+    `with ${cores} cores the locale's data is warmed ${cores > 2 ? 'in a worker' : 'on the main thread'}`,
+    async ({ page }) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'drover-e2e-warm-'));
+      seedBigSession(dataDir, { session: 'warm', finished: 20, messages: 10, lastText: LAST });
+      const host = await startHost({ dataDir });
+      try {
+        await page.addInitScript(
+          `Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => ${cores} })`,
+        );
+        const workers: string[] = [];
+        page.on('worker', (worker) => workers.push(worker.url()));
+        const failures: string[] = [];
+        page.on('pageerror', (error) => failures.push(error.message));
+        page.on('console', (message) => message.type() === 'error' && failures.push(message.text()));
+        await page.goto(`${host.url}#/s/warm/tasks`);
+        await expect(page.getByTestId('transcript').locator('li').last()).toContainText(LAST);
+        await expect(page.getByTestId('finished-toggle')).toContainText('Finished 20');
+        if (cores > 2) await expect.poll(() => workers.filter((url) => url.includes('intl-warm')).length).toBe(1);
+        else expect(workers).toEqual([]);
+        expect(failures).toEqual([]);
+      } finally {
+        await host.stop();
+        removeDataDir(dataDir);
+      }
+    },
+  );
+}
