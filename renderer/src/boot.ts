@@ -23,16 +23,19 @@ const opening = parseRoute(location.hash);
 if (opening.name === 'session') prefetch.start(opening.sessionId);
 
 // Best effort, never waited on (intl-warm.ts): on a thread of its own where cores are to spare,
-// else in a task of the main thread while the app's chunks still compile; a page whose worker
-// cannot start warms on its main thread, and one whose worker fails makes its formatters itself.
-if (warmsInWorker(navigator.hardwareConcurrency)) {
+// else (or where no worker starts) in a task of the main thread while the app's chunks still
+// compile. A page whose worker fails later makes its formatters itself.
+if (!(warmsInWorker(navigator.hardwareConcurrency) && startedWarmWorker())) setTimeout(warmIntl, 0);
+
+function startedWarmWorker(): boolean {
   try {
     const warm = new Worker(new URL('./lib/intl-warm.worker.ts', import.meta.url), {
       type: 'module',
       name: 'intl-warm',
     });
     warm.onerror = (event) => event.preventDefault();
+    return true;
   } catch {
-    setTimeout(warmIntl, 0);
+    return false;
   }
-} else setTimeout(warmIntl, 0);
+}

@@ -68,17 +68,17 @@ export function eventsSent(contents: FakeWebContents): { name: string; payload: 
 
 const started: FakeElectron[] = [];
 
-/** The signal listeners there were before the test: an app keeps its own until its process ends, which here it never does. */
-const signalListeners = new Map<NodeJS.Signals, unknown[]>();
 /**
- * The exit listeners there were before the test. Each test loads the app's modules anew, and a
- * module that cleans up at exit (terminal-gate.ts: its gate folders) hooks it once per load: the
- * hooks of a test's app run when that app has exited, as the process's exit would run them.
+ * The process's listeners before the test, for the events an app hooks until its process ends,
+ * which here it never does. Each test loads the app's modules anew, so once its app has exited
+ * they are taken off; exit hooks (terminal-gate.ts removes its gate folders in one) are run first,
+ * as the process's exit would run them.
  */
-let exitListeners: unknown[] = [];
+const PROCESS_EVENTS = [...STOP_SIGNALS, 'exit'] as const;
+const processEvents: NodeJS.EventEmitter = process;
+const listenersBefore = new Map<string, unknown[]>();
 beforeEach(() => {
-  for (const signal of STOP_SIGNALS) signalListeners.set(signal, process.listeners(signal));
-  exitListeners = process.listeners('exit');
+  for (const event of PROCESS_EVENTS) listenersBefore.set(event, processEvents.listeners(event));
 });
 
 afterEach(async () => {
@@ -98,13 +98,11 @@ afterEach(async () => {
     );
   }
   current = null;
-  for (const signal of STOP_SIGNALS)
-    for (const listener of process.listeners(signal))
-      if (!signalListeners.get(signal)?.includes(listener)) process.off(signal, listener);
-  for (const listener of process.listeners('exit'))
-    if (!exitListeners.includes(listener)) {
-      process.off('exit', listener);
-      listener(0);
+  for (const event of PROCESS_EVENTS)
+    for (const listener of processEvents.listeners(event) as ((code?: number) => void)[]) {
+      if (listenersBefore.get(event)?.includes(listener)) continue;
+      processEvents.off(event, listener);
+      if (event === 'exit') listener(0);
     }
 });
 
