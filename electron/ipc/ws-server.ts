@@ -13,6 +13,7 @@ import { DroverError, invalidInput } from '../../shared/ipc/errors.js';
 import type { ServerEndpoint } from '../../shared/ipc/transport.js';
 import { FairQueues } from './fair-queue.js';
 import { TurnBatch, type ContractEvent } from './turn-batch.js';
+import { resultFrameJson } from '../core/wire-json.js';
 
 /** A frame larger than this is refused by the socket itself. */
 export const WS_MAX_FRAME_BYTES = 4 * 1024 * 1024;
@@ -144,7 +145,9 @@ export class ContractWsServer {
       await this.#queues.for(socket).run(async () => {
         // A call whose turn comes after its client has gone is not run.
         if (socket.readyState !== socket.OPEN) return;
-        const answer = JSON.stringify(await this.#answer(frame));
+        const result = await this.#answer(frame);
+        // A settled task's output goes in as the bytes made for its first read (wire-json.ts).
+        const answer = result.ok ? resultFrameJson(result.id, result.value) : JSON.stringify(result);
         this.#events.flush(); // what happened before the answer reaches the client before it
         await outbox.sendWhenRoom(answer);
       });
@@ -208,7 +211,7 @@ class Outbox {
   readonly #socket: WebSocket;
   readonly #stallMs: number;
   /** Answers waiting for room, in order. */
-  readonly #waiting: { text: string; sent: () => void }[] = [];
+  readonly #waiting: { text: string | Buffer; sent: () => void }[] = [];
   /** Sends whose writes have not completed yet. */
   #unwritten = 0;
   #stall: NodeJS.Timeout | undefined;
@@ -218,8 +221,8 @@ class Outbox {
     this.#stallMs = stallMs;
   }
 
-  /** Sends `text` now, whatever is unsent (an event, a refusal, the handshake's answers). */
-  send(text: string): void {
+  /** Sends `text` now, whatever is unsent (an event, a refusal, the handshake's answers); bytes go as UTF-8 text. */
+  send(text: string | Buffer): void {
     const socket = this.#socket;
     if (socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > WS_MAX_BUFFERED_BYTES) {
@@ -227,11 +230,11 @@ class Outbox {
       return;
     }
     if (this.#unwritten++ === 0) this.#armStall();
-    socket.send(text, () => this.#written());
+    socket.send(text, { binary: false }, () => this.#written());
   }
 
   /** Sends `text` once less than the window is unsent; resolves when it is sent, or dropped with the connection. */
-  sendWhenRoom(text: string): Promise<void> {
+  sendWhenRoom(text: string | Buffer): Promise<void> {
     return new Promise((sent) => {
       this.#waiting.push({ text, sent });
       this.#flush();

@@ -1,11 +1,13 @@
 import type { TaskOutput } from '../../shared/schemas/task.js';
 import { Slots } from '../core/slots.js';
+import { keepWireJson } from '../core/wire-json.js';
 
 /** Renders (a headless terminal each, sized to the log) that may run at once across the host. */
 export const MAX_CONCURRENT_RENDERS = 2;
 /**
  * Characters of rendered text kept for settled tasks, all entries together: a few dozen tails,
- * small beside the host's own memory (a flood must leave it within 20 % of where it was).
+ * small beside the host's own memory (a flood must leave it within 20 % of where it was). An entry
+ * read over a WebSocket also keeps its JSON, about its text's size again (wire-json.ts).
  */
 export const RENDER_CACHE_MAX_CHARS = 4 * 1024 * 1024;
 
@@ -73,7 +75,8 @@ export class RenderedOutputs {
   #remember(key: string, output: TaskOutput): void {
     // An answer too big to share the cache with others is simply not kept.
     if (output.text.length > this.#maxChars / 4) return;
-    this.#done.set(key, output);
+    // It never changes again: every read sends the same JSON, made once (wire-json.ts).
+    this.#done.set(key, keepWireJson(output));
     this.#chars += output.text.length;
     for (const [oldKey, old] of this.#done) {
       if (this.#chars <= this.#maxChars) break;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RenderedOutputs } from '../../electron/pool/output-cache.js';
+import { resultFrameJson } from '../../electron/core/wire-json.js';
 import type { TaskOutput } from '../../shared/schemas/task.js';
 
 const output = (text: string): TaskOutput => ({ text, totalBytes: text.length, truncated: false });
@@ -43,5 +44,15 @@ describe('rendered outputs', () => {
       return output('b'.repeat(10));
     });
     expect(rendered).toBe(true);
+  });
+
+  it("keeps the JSON of what it remembers for every later answer (wire-json.ts), and never of a live task's output", async () => {
+    const cache = new RenderedOutputs();
+    const settled = await cache.read('s/bg_1/all/3', async () => output('end'));
+    expect(Object.isFrozen(settled)).toBe(true);
+    expect(Buffer.isBuffer(resultFrameJson(1, { output: settled }))).toBe(true);
+    const live = await cache.read(null, async () => output('still going'));
+    expect(Object.isFrozen(live)).toBe(false);
+    expect(typeof resultFrameJson(2, { output: live })).toBe('string');
   });
 });
