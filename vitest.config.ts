@@ -13,6 +13,7 @@ import { staticIcons } from './scripts/static-icons.js';
 const PORTABLE = [
   'test/layering.test.ts',
   'test/packaging.test.ts',
+  'test/core/**/*.test.ts',
   'test/ipc/**/*.test.ts',
   'test/store/**/*.test.ts',
   'test/sessions/**/*.test.ts',
