@@ -1,9 +1,9 @@
-import { createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ContractWsServer } from '../../electron/ipc/ws-server.js';
 import { DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION } from '../../electron/ipc/fair-queue.js';
+import { serveContract } from './ws-serve.js';
 
 const ANSWER = 'x'.repeat(1024 * 1024);
 const closers: (() => void)[] = [];
@@ -22,14 +22,7 @@ async function serve(stallMs: number) {
     },
     { stallMs },
   );
-  const http = createServer();
-  http.on('upgrade', (req, socket, head) => server.accept(req, socket, head));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  closers.push(() => {
-    server.close();
-    http.close();
-  });
-  const ws = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/ws`);
+  const ws = new WebSocket(await serveContract(server, closers));
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   closers.push(() => ws.terminate());
   let answers = 0;

@@ -1,9 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createWsClient, type WebSocketLike } from '../../shared/ipc/ws-client.js';
 import { ContractWsServer } from '../../electron/ipc/ws-server.js';
+import { serveContract } from './ws-serve.js';
 
 const closers: (() => void)[] = [];
 afterEach(() => closers.splice(0).forEach((close) => close()));
@@ -16,14 +15,7 @@ async function serve(delayMs: number) {
     },
     subscribe: () => () => {},
   });
-  const server = createServer();
-  server.on('upgrade', (req, socket, head) => ws.accept(req, socket, head));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => {
-    ws.close();
-    server.close();
-  });
-  return `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws`;
+  return serveContract(ws, closers);
 }
 
 describe('WebSocket client timeouts', () => {

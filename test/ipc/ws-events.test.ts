@@ -1,11 +1,9 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createWsClient, type WebSocketLike } from '../../shared/ipc/ws-client.js';
 import { ServerFrameSchema } from '../../shared/ipc/ws-protocol.js';
 import { ContractWsServer } from '../../electron/ipc/ws-server.js';
+import { serveContract } from './ws-serve.js';
 
 /**
  * The host's events go out once per turn of its event loop, together in one frame (issue 18: fifty
@@ -30,14 +28,7 @@ async function serve(onCall: (name: string, emit: Emit) => void = () => {}) {
       return () => {};
     },
   });
-  const server = createServer();
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.accept(req, socket, head));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => {
-    ws.close();
-    server.close();
-  });
-  const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws?token=t`;
+  const url = `${await serveContract(ws, closers)}?token=t`;
   return { url, emit: (name: string, payload: unknown) => emit(name, payload) };
 }
 

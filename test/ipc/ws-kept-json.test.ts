@@ -1,9 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { keepWireJson } from '../../electron/core/wire-json.js';
 import { ContractWsServer } from '../../electron/ipc/ws-server.js';
+import { serveContract } from './ws-serve.js';
 
 const closers: (() => void)[] = [];
 afterEach(() => closers.splice(0).forEach((close) => close()));
@@ -18,14 +17,7 @@ describe('an answer carrying a settled output over a WebSocket', () => {
       }),
       subscribe: () => () => {},
     });
-    const http = createServer();
-    http.on('upgrade', (req, socket, head) => server.accept(req, socket, head));
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    closers.push(() => {
-      server.close();
-      http.close();
-    });
-    const ws = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/ws`);
+    const ws = new WebSocket(await serveContract(server, closers));
     closers.push(() => ws.terminate());
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     const frames: { text: string; binary: boolean }[] = [];
