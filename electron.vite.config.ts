@@ -23,8 +23,8 @@ type OutputBundle = Parameters<NonNullable<Extract<Plugin['generateBundle'], (..
 
 /**
  * The scripts every load of the page runs: its entry, the app's chunk (a module id, see
- * preloadApp), what the entry itself imports on the fly at once (the frames' schemas, which the
- * connection loads as it opens: ws-client.ts), and every chunk any of these imports, however deep.
+ * preloadApp), what the entry itself imports on the fly at once, and every chunk any of these
+ * imports, however deep.
  * Chunks only imported on demand (the terminal, settings, a highlighter's grammar) are not among them.
  */
 function firstLoadChunks(bundle: OutputBundle, appEntry: string): string[] {

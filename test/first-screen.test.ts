@@ -1,18 +1,16 @@
 // The page's first screen builds no contract schemas (issue 18: opening a big session). Building
 // them cost the page tens of milliseconds before it could show anything, so the renderer takes its
 // helpers and limits from zod-free modules (shared/domain/), and the settings page, which
-// validates with the schemas, is a chunk of its own. This walks the modules the page evaluates
-// before it mounts: static imports, not `import type`, not import(), from renderer/src/main.ts and
-// from the two modules it loads at once with import(): the app, and the frames' schemas, which
-// the connection imports as it opens (shared/ipc/ws-client.ts).
+// validates with the schemas, is a chunk of its own. The page loads no zod at all to open a session:
+// it reads the host's frames without it (shared/ipc/ws-frame-reader.ts). This walks the modules the
+// page evaluates before it mounts: static imports, not `import type`, not import(), from
+// renderer/src/main.ts and from the app, which it loads at once with import().
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
-/** The frame protocol and its error shape: the connection checks every frame it receives with them. */
-const ZOD_ALLOWED = new Set(['shared/ipc/errors.ts', 'shared/ipc/ws-protocol.ts']);
 
 /** The specifiers of a module's imports and re-exports that run when it is evaluated. */
 function runtimeImports(file: string): string[] {
@@ -49,9 +47,7 @@ function resolveModule(from: string, specifier: string): string | null {
 }
 
 /** Every project module the first screen evaluates, with the packages each imports. */
-function firstScreen(
-  roots = ['renderer/src/main.ts', 'renderer/src/app-main.ts', 'shared/ipc/ws-protocol.ts'],
-): Map<string, string[]> {
+function firstScreen(roots = ['renderer/src/main.ts', 'renderer/src/app-main.ts']): Map<string, string[]> {
   const seen = new Map<string, string[]>();
   const queue = [...roots];
   while (queue.length > 0) {
@@ -78,23 +74,24 @@ describe("the page's first screen", () => {
       'renderer/src/components/tasks/TasksPanel.svelte',
       'renderer/src/components/session/Transcript.svelte',
       'shared/ipc/ws-client.ts',
+      'shared/ipc/ws-frame-reader.ts',
     ])
       expect(modules.has(file), file).toBe(true);
   });
 
-  it('builds no contract schemas: only the frame protocol imports zod (its mini build), and the settings page is not in it', () => {
+  it('loads no zod and builds no schemas, not even the frames’ or the errors’, and the settings page is not in it', () => {
     const zodUsers = [...modules]
       .filter(([, packages]) => packages.some((name) => name.startsWith('zod')))
       .map(([file]) => file);
-    expect(zodUsers.sort()).toEqual([...ZOD_ALLOWED].sort());
-    // And with zod's mini build: with classic zod a cold open took 10 to 24 ms longer (side by side).
-    expect([...modules].filter(([, packages]) => packages.includes('zod')).map(([file]) => file)).toEqual([]);
+    expect(zodUsers).toEqual([]);
     expect([...modules.keys()].filter((file) => file.startsWith('shared/schemas/'))).toEqual([]);
+    expect(modules.has('shared/ipc/ws-protocol.ts')).toBe(false);
+    expect(modules.has('shared/ipc/errors.ts')).toBe(false);
     expect([...modules].filter(([, packages]) => packages.includes('safe-regex2'))).toEqual([]);
     expect(modules.has('renderer/src/components/settings/SettingsView.svelte')).toBe(false);
   });
 
-  it('opens the connection before zod or Svelte is evaluated: the first script imports neither', () => {
+  it('opens the connection before Svelte is evaluated: the first script imports neither it nor zod', () => {
     const first = firstScreen(['renderer/src/main.ts']);
     expect(first.has('renderer/src/boot.ts')).toBe(true);
     expect(first.has('shared/ipc/ws-client.ts')).toBe(true);
@@ -115,6 +112,8 @@ describe("the page's first screen", () => {
 
   it('would notice a schema module coming back (the walk follows @shared imports into shared/schemas)', () => {
     expect(runtimeImports('shared/schemas/task-page.ts')).toContain('zod');
+    // And errors.ts, were the page to take DroverError from it again rather than from drover-error.ts.
+    expect(runtimeImports('shared/ipc/errors.ts')).toContain('zod/mini');
     expect(resolveModule('renderer/src/lib/tasks.ts', '@shared/schemas/task.js')).toBe('shared/schemas/task.ts');
     expect(runtimeImports('renderer/src/lib/state/open-prefetch.ts')).not.toContain('@shared/contract.js');
   });

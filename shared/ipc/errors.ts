@@ -1,28 +1,10 @@
-// zod/mini, not zod: the page's first load carries these schemas (the client's error type and the
-// wire frames, ws-protocol.ts). With classic zod, whose schemas each carry all its methods, a cold
-// open of a big session took 10 to 24 ms longer (issue 18, side by side); zod's core still comes.
+// zod/mini, as the frame protocol that uses these (ws-protocol.ts). The page loads neither: it reads
+// the host's frames without zod (ws-frame-reader.ts) and takes DroverError from drover-error.ts.
 import * as z from 'zod/mini';
-import { DroverError } from './drover-error.js';
+import { DroverError, ERROR_CODES } from './drover-error.js';
 
-/** Every failure that crosses the contract carries one of these codes. */
-export const ErrorCodeSchema = z.enum([
-  'invalid_input',
-  'unknown_request',
-  'not_found',
-  'conflict',
-  'unauthorized',
-  /** The request named another host than this one (DNS rebinding, a misdirected proxy): refused before the token is read. */
-  'misdirected',
-  'unavailable',
-  /** The disk holding Drover's data folder is full: nothing new is being saved. */
-  'disk_full',
-  /** A client asked for more at once than its fair share (too many requests in flight or queued). */
-  'busy',
-  /** A REST path that exists, called with a method it does not take (HTTP 405; the Allow header lists those it does). */
-  'method_not_allowed',
-  'disconnected',
-  'internal',
-]);
+/** Every failure that crosses the contract carries one of these codes (listed in drover-error.ts). */
+export const ErrorCodeSchema = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
 export const IssueSchema = z.object({
@@ -48,7 +30,7 @@ export const ResultSchema = z.union([
 
 // The class itself has no schema in it, so the page's first script can throw and pass it on
 // before zod is loaded (drover-error.ts); every other module takes it from here.
-export { DroverError };
+export { DroverError, ERROR_CODES };
 
 export function notFound(what: string, id: string): DroverError {
   return new DroverError('not_found', `No ${what} with id "${id}"`, { path: 'id' });

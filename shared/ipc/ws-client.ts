@@ -2,7 +2,8 @@ import { deliverEvent } from './deliver.js';
 import { DroverError } from './drover-error.js';
 import type { Result } from './errors.js';
 import { HANDSHAKE_CALLS, HANDSHAKE_MAX_CALLS, HANDSHAKE_MAX_CHARS, HANDSHAKE_PARAM } from './ws-connect.js';
-import type { CallFrame, ResultFrame, ServerFrame } from './ws-protocol.js';
+import { readServerFrame } from './ws-frame-reader.js';
+import type { CallFrame, ResultFrame } from './ws-protocol.js';
 import type { ClientTransport, ConnectionState } from './transport.js';
 
 /** The part of a WebSocket this client needs: the browser's and the `ws` package's both fit. */
@@ -28,6 +29,7 @@ export const RECONNECT_FIRST_DELAY_MS = 250;
 export const RECONNECT_MAX_DELAY_MS = 5_000;
 export const CALL_TIMEOUT_MS = 30_000;
 const OPEN = 1;
+const CLOSED = 'This connection was closed';
 
 interface Pending {
   frame: CallFrame;
@@ -39,22 +41,6 @@ interface Pending {
    * wire once it opens, waiting again if it never does); `sent`.
    */
   stage: 'waiting' | 'carried' | 'sent';
-}
-
-/** A parsed frame checked against the protocol: the frame, or null when it is not one. */
-type FrameReader = (parsed: unknown) => ServerFrame | null;
-
-/**
- * The frames' schemas (ws-protocol.ts, with zod), loaded as the client is made rather than before
- * it: on a first open the page's first script makes the client, and loading zod ahead of it held
- * the connection back by the time zod takes to evaluate (issue 18). Frames that come before the
- * schemas wait for them, in order.
- */
-function loadFrameReader(): Promise<FrameReader> {
-  return import('./ws-protocol.js').then(({ ServerFrameSchema }) => (parsed) => {
-    const frame = ServerFrameSchema.safeParse(parsed);
-    return frame.success ? frame.data : null;
-  });
 }
 
 export interface WsClientTransport extends ClientTransport {
@@ -79,9 +65,6 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
   let delay = RECONNECT_FIRST_DELAY_MS;
   let reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   let closedByUser = false;
-  let readFrame: FrameReader | null = null;
-  /** Frames that came before the schemas were loaded, oldest first. */
-  const early: unknown[] = [];
 
   const setState = (next: ConnectionState) => {
     if (next === state) return;
@@ -159,18 +142,14 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
   };
 
   const onFrame = (data: unknown) => {
-    if (!readFrame) {
-      early.push(data);
-      return;
-    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(typeof data === 'string' ? data : String(data));
     } catch {
       return;
     }
-    const value = readFrame(parsed);
-    if (!value) return;
+    const value = readServerFrame(parsed);
+    if (!value) return unreadable(parsed);
     if (value.t === 'event' || value.t === 'events') {
       for (const { name, payload } of value.t === 'event' ? [value] : value.events)
         for (const listener of eventListeners) deliverEvent(listener, name, payload);
@@ -182,6 +161,32 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     }
   };
 
+  /**
+   * A frame the protocol does not take. An answer in it still ends its call, with an error that
+   * says so, rather than leaving the call waiting for ever (it is on the wire: no timeout runs);
+   * among the carried calls' answers, the readable ones are taken. Anything else is dropped.
+   */
+  const unreadable = (parsed: unknown) => {
+    const frame = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as { t?: unknown; results?: unknown };
+    const answers =
+      frame.t === 'result' ? [parsed] : frame.t === 'results' && Array.isArray(frame.results) ? frame.results : [];
+    for (const each of answers) {
+      const read = readServerFrame(each);
+      if (read?.t === 'result') answer(read);
+      else {
+        const id = (each as { id?: unknown } | null)?.id;
+        const entry = typeof id === 'number' ? pending.get(id) : undefined;
+        if (!entry) continue;
+        answer({
+          t: 'result',
+          id: entry.frame.id,
+          ok: false,
+          error: new DroverError('internal', `Drover's answer to ${entry.frame.name} could not be read`).toJSON(),
+        });
+      }
+    }
+  };
+
   const answer = (result: ResultFrame) => {
     const entry = pending.get(result.id);
     if (!entry) return;
@@ -189,35 +194,6 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     clearTimeout(entry.timer);
     entry.resolve(result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error });
   };
-
-  /** Why calls fail from now on: closed by its user, or its protocol code would not load. */
-  let closedWhy = 'This connection was closed';
-  const closeWith = (message: string) => {
-    closedByUser = true;
-    closedWhy = message;
-    if (reconnectTimer) clearTimeout(reconnectTimer);
-    for (const entry of pending.values()) {
-      clearTimeout(entry.timer);
-      entry.resolve(failure('disconnected', message));
-    }
-    pending.clear();
-    socket?.close(1000, 'client closed');
-    setState('closed');
-  };
-
-  loadFrameReader().then(
-    (reader) => {
-      readFrame = reader;
-      for (const data of early.splice(0)) onFrame(data);
-    },
-    (error: unknown) => {
-      // The page's own code would not load (a build replaced under it): no answer can be read, so every call says why.
-      early.length = 0;
-      closeWith(
-        `Drover's page could not load its protocol code (${error instanceof Error ? error.message : String(error)}); reload the page`,
-      );
-    },
-  );
 
   queueMicrotask(() => {
     if (!closedByUser) connect();
@@ -228,7 +204,7 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
       return state;
     },
     call(name, input) {
-      if (closedByUser) return Promise.resolve(failure('disconnected', closedWhy));
+      if (closedByUser) return Promise.resolve(failure('disconnected', CLOSED));
       return new Promise((resolve) => {
         const id = nextId++;
         const timer = setTimeout(() => {
@@ -256,7 +232,15 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
       return () => stateListeners.delete(listener);
     },
     close() {
-      closeWith('This connection was closed');
+      closedByUser = true;
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      for (const entry of pending.values()) {
+        clearTimeout(entry.timer);
+        entry.resolve(failure('disconnected', CLOSED));
+      }
+      pending.clear();
+      socket?.close(1000, 'client closed');
+      setState('closed');
     },
   };
 }

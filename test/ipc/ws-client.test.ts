@@ -45,8 +45,9 @@ describe('WebSocket client timeouts', () => {
   });
 });
 
-describe('frames that come before the client has its schemas', () => {
-  it('are read once the schemas are loaded, in the order they came, and a malformed one is still dropped', async () => {
+describe('frames as the client reads them', () => {
+  /** A client over a socket this test plays the host of: it opens at once, and what it is sent is kept. */
+  async function openClient() {
     let socket!: WebSocketLike;
     const sent: string[] = [];
     const client = createWsClient({
@@ -65,26 +66,58 @@ describe('frames that come before the client has its schemas', () => {
       },
     });
     closers.push(() => client.close());
+    // The socket is made a microtask after the client.
+    await Promise.resolve();
+    socket.onopen!(undefined);
+    const receive = (frame: unknown) => socket.onmessage!({ data: JSON.stringify(frame) });
+    return { client, sent, receive };
+  }
+
+  it('are read as they come, in order; an event the protocol does not take is dropped', async () => {
+    const { client, sent, receive } = await openClient();
     const events: unknown[] = [];
     client.subscribe((name, payload) => events.push([name, payload]));
     const first = client.call('one', {});
     const second = client.call('two', {});
-    // The socket is made a microtask after the client; the frames come in that same turn, before the
-    // schemas' module has been imported.
-    await Promise.resolve();
-    socket.onopen!(undefined);
     expect(sent.map((frame) => (JSON.parse(frame) as { name: string }).name)).toEqual(['one', 'two']);
-    socket.onmessage!({ data: JSON.stringify({ t: 'event', name: 'e', payload: 1 }) });
-    socket.onmessage!({ data: JSON.stringify({ t: 'result', id: 2, ok: true, value: 'second' }) });
-    socket.onmessage!({ data: JSON.stringify({ t: 'result', id: 1, ok: 'yes', value: 'not a frame' }) });
-    socket.onmessage!({ data: JSON.stringify({ t: 'event', name: 'e', payload: 2 }) });
-    socket.onmessage!({ data: JSON.stringify({ t: 'result', id: 1, ok: true, value: 'first' }) });
-    expect(events).toEqual([]);
-    expect(await second).toEqual({ ok: true, value: 'second' });
-    expect(await first).toEqual({ ok: true, value: 'first' });
+    receive({ t: 'event', name: 'e', payload: 1 });
+    receive({ t: 'event', name: 7, payload: 'not an event' });
+    receive({ t: 'result', id: 2, ok: true, value: 'second' });
+    receive({ t: 'events', events: [{ name: 'e', payload: 2 }] });
+    receive({ t: 'result', id: 1, ok: true, value: 'first' });
     expect(events).toEqual([
       ['e', 1],
       ['e', 2],
     ]);
+    expect(await second).toEqual({ ok: true, value: 'second' });
+    expect(await first).toEqual({ ok: true, value: 'first' });
+  });
+
+  it('end a call whose answer cannot be read with an error naming it, instead of leaving it waiting', async () => {
+    const { client, receive } = await openClient();
+    const one = client.call('one', {});
+    const two = client.call('two', {});
+    const three = client.call('three', {});
+    receive({ t: 'result', id: 1, ok: 'yes', value: 'not an answer' });
+    // The carried calls' answers together: the readable one is taken, the other fails.
+    receive({
+      t: 'results',
+      results: [
+        { t: 'result', id: 2, ok: true, value: 'second' },
+        { t: 'result', id: 3, ok: false, error: { code: 'no such code', message: 'x' } },
+      ],
+    });
+    expect(await one).toEqual({
+      ok: false,
+      error: { code: 'internal', message: "Drover's answer to one could not be read" },
+    });
+    expect(await two).toEqual({ ok: true, value: 'second' });
+    expect(await three).toMatchObject({
+      ok: false,
+      error: { code: 'internal', message: expect.stringContaining('three') },
+    });
+    // A frame that names no waiting call changes nothing.
+    receive({ t: 'result', id: 99, ok: 'yes' });
+    receive({ t: 'results', results: 'none' });
   });
 });

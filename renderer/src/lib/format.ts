@@ -1,4 +1,4 @@
-import { DroverError } from '@shared/ipc/errors.js';
+import { DroverError } from '@shared/ipc/drover-error.js';
 import type { Containment, Role, TaskRow, TaskStatus } from '@shared/contract.js';
 
 const MINUTE = 60_000;

@@ -1,6 +1,6 @@
 import type { AgentRun } from '@shared/schemas/subagent.js';
 import { isSettled } from '@shared/domain/task-status.js';
-import { DroverError } from '@shared/ipc/errors.js';
+import { DroverError } from '@shared/ipc/drover-error.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 import { agentTranscript, type AgentTranscriptView } from '../agent-transcript.js';

@@ -1,6 +1,6 @@
 import { SvelteSet } from 'svelte/reactivity';
 import type { Grant, PermissionAnswer, PermissionRequest } from '@shared/contract.js';
-import { DroverError } from '@shared/ipc/errors.js';
+import { DroverError } from '@shared/ipc/drover-error.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 

@@ -3,7 +3,7 @@ import type { ProviderChange, TunableId } from '@shared/schemas/settings.js';
 import { tunableParts } from '@shared/domain/tunables.js';
 import type { ConnectionTestResult } from '@shared/schemas/connection-test.js';
 import type { SandboxStatus } from '@shared/schemas/sandbox.js';
-import { DroverError } from '@shared/ipc/errors.js';
+import { DroverError } from '@shared/ipc/drover-error.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 

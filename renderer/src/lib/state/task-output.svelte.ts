@@ -1,7 +1,7 @@
 import { SvelteMap } from 'svelte/reactivity';
 import type { TaskOutput, TaskRow } from '@shared/contract.js';
 import { isSettled, SILENT_AFTER_SECONDS } from '@shared/domain/task-status.js';
-import { DroverError } from '@shared/ipc/errors.js';
+import { DroverError } from '@shared/ipc/drover-error.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 

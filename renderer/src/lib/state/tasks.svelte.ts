@@ -1,6 +1,6 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { TaskOutput, TaskRow } from '@shared/contract.js';
-import { DroverError } from '@shared/ipc/errors.js';
+import { DroverError } from '@shared/ipc/drover-error.js';
 import { errorMessage } from '../format.js';
 import { TaskRows } from './task-rows.svelte.js';
 import { DEFAULT_TAIL } from './task-output.svelte.js';

@@ -1,7 +1,7 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { Message } from '@shared/contract.js';
 import { MESSAGE_FIRST_PAGE, MESSAGE_PAGE_DEFAULT, MESSAGE_PAGE_MAX } from '@shared/domain/page-sizes.js';
-import { DroverError } from '@shared/ipc/errors.js';
+import { DroverError } from '@shared/ipc/drover-error.js';
 import type { DroverApi } from '../api.js';
 import { errorMessage } from '../format.js';
 import { answerOr, type OpenPrefetch } from './open-prefetch.js';
