@@ -96,6 +96,35 @@ describe('the renderer bundle', () => {
     expect(app && readFileSync(join(ASSETS, app), 'utf8')).toContain('data-testid="schedules-board"');
   });
 
+  it("keeps only the first screen's components in the page's stylesheets; the others' rules come with their scripts", () => {
+    const page = readFileSync(join('out', 'renderer', 'index.html'), 'utf8');
+    const sheets = [...page.matchAll(/<link rel="stylesheet"[^>]* href="\.\/assets\/([^"]+\.css)"/g)].map((match) =>
+      readFileSync(join(ASSETS, match[1]!), 'utf8'),
+    );
+    expect(sheets.length).toBeGreaterThanOrEqual(2);
+    /** The scoped class of the element carrying `testId`, from the template in `code`. */
+    const scope = (code: string, testId: string) =>
+      new RegExp(`class="[^"]*(svelte-[a-z0-9]+)"[^>]* data-testid="${testId}"`).exec(code)?.[1];
+    const scripts = readdirSync(ASSETS).filter((file) => file.endsWith('.js'));
+    const code = (prefix: string) =>
+      readFileSync(
+        join(
+          ASSETS,
+          scripts.find((file) => file.startsWith(prefix))!,
+        ),
+        'utf8',
+      );
+    // The transcript is on the first screen: its rules are in a stylesheet.
+    const transcript = scope(code('first-screen-'), 'transcript');
+    expect(transcript).toBeTruthy();
+    expect(sheets.some((sheet) => sheet.includes(`.${transcript}`))).toBe(true);
+    // The schedules board (another tab) is not: its rules are in its chunk, injected when it is shown.
+    const board = scope(code('app-main-'), 'schedules-board');
+    expect(board).toBeTruthy();
+    expect(sheets.some((sheet) => sheet.includes(board!))).toBe(false);
+    expect(code('app-main-')).toContain(`.board.${board}`);
+  });
+
   it('names, in the first-screen list, only modules that exist, each once and in order', () => {
     const list = JSON.parse(readFileSync(FIRST_SCREEN_LIST, 'utf8')) as string[];
     expect(list.length).toBeGreaterThan(20);
