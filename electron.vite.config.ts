@@ -5,6 +5,8 @@ import { normalizePath, type Plugin } from 'vite';
 import { defineConfig } from 'electron-vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { staticIcons } from './scripts/static-icons.js';
+import { PAGE_WARM_SCRIPT } from './shared/domain/intl-warm.js';
+import { PAGE_SCRIPT_SOURCE } from './electron/host/static-files.js';
 
 const root = import.meta.dirname;
 
@@ -77,6 +79,27 @@ function preloadApp(entry: string): Plugin {
           ...scripts.map((file) => `<link rel="modulepreload" crossorigin href="./${file}">`),
         ].filter((link) => !html.includes(link.slice(link.indexOf('href='))));
         return html.replace('</head>', `  ${links.join('\n    ')}\n  </head>`);
+      },
+    },
+  };
+}
+
+/**
+ * The page's one inline script (shared/domain/intl-warm.ts: on two cores or fewer it reads the
+ * locale's data in while the page waits for its scripts), put first in the head, right after the
+ * policy, whose script-src gains the script's hash (PAGE_SCRIPT_SOURCE, the host's header names
+ * the same). A plain script: it runs as the page is parsed, before any of the page's files arrive.
+ */
+function pageWarmScript(): Plugin {
+  return {
+    name: 'drover-page-warm-script',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html) {
+        const policy = /(<meta\s+http-equiv="Content-Security-Policy"[\s\S]*?script-src 'self')(;[\s\S]*?\/>)/;
+        if (!policy.test(html))
+          throw new Error("index.html's policy must come first in its head with script-src 'self'");
+        return html.replace(policy, `$1 ${PAGE_SCRIPT_SOURCE}$2\n    <script>${PAGE_WARM_SCRIPT}</script>`);
       },
     },
   };
@@ -245,6 +268,7 @@ export default defineConfig({
       staticIcons(),
       svelte({ dynamicCompileOptions: cssInjectedFor(firstScreenModules()) }),
       preloadApp(resolve(root, 'renderer/src/app-main.ts')),
+      pageWarmScript(),
       compileHints(),
       favicon(),
     ],

@@ -92,7 +92,8 @@ base('the Work tab shows a finished task of an item that no loaded page holds', 
 });
 
 // The locale's date and number data are read in by a worker where the machine has cores to spare,
-// else on the page's main thread (renderer/src/lib/intl-warm.ts); the page opens right either way.
+// else on the page's main thread, by the page's own inline script (shared/domain/intl-warm.ts); the page
+// opens right either way, and the policy lets that script run (a refused one is a console error).
 for (const cores of [2, 8]) {
   base(
     `with ${cores} cores the locale's data is warmed ${cores > 2 ? 'in a worker' : 'on the main thread'}`,

@@ -2,7 +2,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { FAVICON_FILE, FAVICON_SOURCE, FIRST_SCREEN_LIST } from '../electron.vite.config.js';
+import { CONTENT_SECURITY_POLICY } from '../electron/host/static-files.js';
+import { PAGE_WARM_SCRIPT } from '../shared/domain/intl-warm.js';
 
 /** The built renderer (`npm test` builds before it runs the tests). */
 const ASSETS = join('out', 'renderer', 'assets');
@@ -132,6 +135,18 @@ describe('the renderer bundle', () => {
     expect([...new Set(list)].sort()).toEqual(list);
     expect(list).toContain('renderer/src/components/session/Transcript.svelte');
     expect(list).not.toContain('renderer/src/app-main.ts');
+  });
+
+  it('has one inline script, the locale warming, first in the head and allowed by its hash in the page and the host alike', () => {
+    const html = readFileSync(join('out', 'renderer', 'index.html'), 'utf8');
+    const inline = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1]!);
+    expect(inline).toEqual([PAGE_WARM_SCRIPT]);
+    const allowed = `script-src 'self' 'sha256-${createHash('sha256').update(inline[0]!).digest('base64')}';`;
+    expect(/http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1]).toContain(allowed);
+    expect(CONTENT_SECURITY_POLICY).toContain(allowed);
+    // Before the page asks for any file: it runs as the head is parsed.
+    expect(html.indexOf('<script>')).toBeLessThan(html.indexOf('<link'));
+    expect(html.indexOf('<script>')).toBeLessThan(html.indexOf('<script type="module"'));
   });
 
   it('gives the page a PNG icon made from the one icon source, never an SVG one (drawn on the main thread)', () => {

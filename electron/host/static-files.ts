@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { basename, extname, join, normalize, sep } from 'node:path';
+import { PAGE_WARM_SCRIPT } from '../../shared/domain/intl-warm.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -17,12 +19,18 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * The same policy the page declares in its meta tag, sent as a header too. The terminal view
- * (xterm.js) writes its colours into <style> elements, so style elements may be inline; style
- * attributes in markup may not, and scripts never.
+ * The page's one inline script (shared/domain/intl-warm.ts), as its policy names it: by the hash of
+ * its text. The build puts the script in index.html and this source in the page's own policy.
  */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; style-src-elem 'self' 'unsafe-inline'; style-src-attr 'none'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const PAGE_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(PAGE_WARM_SCRIPT).digest('base64')}'`;
+
+/**
+ * The same policy the page declares in its meta tag, sent as a header too. Scripts come from the
+ * page's origin, and inline only the one named by its hash. The terminal view (xterm.js) writes its
+ * colours into <style> elements, and components not on the first screen bring their styles the same
+ * way, so style elements may be inline; style attributes in markup may not.
+ */
+export const CONTENT_SECURITY_POLICY = `default-src 'none'; script-src 'self' ${PAGE_SCRIPT_SOURCE}; style-src 'self'; style-src-elem 'self' 'unsafe-inline'; style-src-attr 'none'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 /**
  * The built renderer's files, named by a hash of their content (`assets/NAME-HASH.js`): a name

@@ -19,7 +19,7 @@ function formatter(key: string, options: Intl.DateTimeFormatOptions): Intl.DateT
 /**
  * Counts as the locale groups them ("12,345"), through one formatter: the page's first
  * `toLocaleString()` on a number reads the locale's number data in, about 30 ms of the page's main
- * thread in a new browser profile (intl-warm.ts reads it in while the app's code compiles).
+ * thread in a new browser profile (shared/domain/intl-warm.ts reads it in before the app runs).
  */
 let numbers: Intl.NumberFormat | undefined;
 export function formatCount(value: number): string {
