@@ -172,18 +172,15 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
       frame.t === 'result' ? [parsed] : frame.t === 'results' && Array.isArray(frame.results) ? frame.results : [];
     for (const each of answers) {
       const read = readServerFrame(each);
-      if (read?.t === 'result') answer(read);
-      else {
-        const id = (each as { id?: unknown } | null)?.id;
-        const entry = typeof id === 'number' ? pending.get(id) : undefined;
-        if (!entry) continue;
-        answer({
-          t: 'result',
-          id: entry.frame.id,
-          ok: false,
-          error: new DroverError('internal', `Drover's answer to ${entry.frame.name} could not be read`).toJSON(),
-        });
+      if (read?.t === 'result') {
+        answer(read);
+        continue;
       }
+      const id = (each as { id?: unknown } | null)?.id;
+      const entry = typeof id === 'number' ? pending.get(id) : undefined;
+      if (!entry) continue;
+      const error = new DroverError('internal', `Drover's answer to ${entry.frame.name} could not be read`);
+      answer({ t: 'result', id: entry.frame.id, ok: false, error: error.toJSON() });
     }
   };
 
