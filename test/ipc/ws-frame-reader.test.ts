@@ -82,9 +82,11 @@ describe("the page's frame reader", () => {
       }),
       { numRuns: 4_000 },
     );
-    // Both answers are common, so the comparison means something either way.
-    expect(taken).toBeGreaterThan(400);
-    expect(refused).toBeGreaterThan(400);
+    // Both answers are common, so the comparison means something either way. About one frame in
+    // ten is taken (372 to 446 of 4,000 over six seeds; a standard deviation of about 19): the floor
+    // sits far below that, so no seed fails it by chance.
+    expect(taken).toBeGreaterThan(250);
+    expect(refused).toBeGreaterThan(250);
   });
 
   it('reads every kind of frame, and refuses one with an unknown error code, or any bad answer among the results', () => {
