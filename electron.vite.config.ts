@@ -5,7 +5,7 @@ import { normalizePath, type Plugin } from 'vite';
 import { defineConfig } from 'electron-vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { staticIcons } from './scripts/static-icons.js';
-import { PAGE_WARM_SCRIPT } from './shared/domain/intl-warm.js';
+import { PAGE_SCRIPT } from './shared/domain/page-script.js';
 import { PAGE_SCRIPT_SOURCE } from './electron/host/static-files.js';
 
 const root = import.meta.dirname;
@@ -85,21 +85,22 @@ function preloadApp(entry: string): Plugin {
 }
 
 /**
- * The page's one inline script (shared/domain/intl-warm.ts: on two cores or fewer it reads the
- * locale's data in while the page waits for its scripts), put first in the head, right after the
+ * The page's one inline script (shared/domain/page-script.ts: it opens the host's connection with
+ * the page's first reads, and on two cores or fewer reads the locale's data in while the page waits
+ * for its scripts), put first in the head, right after the
  * policy, whose script-src gains the script's hash (PAGE_SCRIPT_SOURCE, the host's header names
  * the same). A plain script: it runs as the page is parsed, before any of the page's files arrive.
  */
-function pageWarmScript(): Plugin {
+function pageScript(): Plugin {
   return {
-    name: 'drover-page-warm-script',
+    name: 'drover-page-script',
     transformIndexHtml: {
       order: 'post',
       handler(html) {
         const policy = /(<meta\s+http-equiv="Content-Security-Policy"[\s\S]*?script-src 'self')(;[\s\S]*?\/>)/;
         if (!policy.test(html))
           throw new Error("index.html's policy must come first in its head with script-src 'self'");
-        return html.replace(policy, `$1 ${PAGE_SCRIPT_SOURCE}$2\n    <script>${PAGE_WARM_SCRIPT}</script>`);
+        return html.replace(policy, `$1 ${PAGE_SCRIPT_SOURCE}$2\n    <script>${PAGE_SCRIPT}</script>`);
       },
     },
   };
@@ -268,7 +269,7 @@ export default defineConfig({
       staticIcons(),
       svelte({ dynamicCompileOptions: cssInjectedFor(firstScreenModules()) }),
       preloadApp(resolve(root, 'renderer/src/app-main.ts')),
-      pageWarmScript(),
+      pageScript(),
       compileHints(),
       favicon(),
     ],

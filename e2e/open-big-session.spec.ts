@@ -18,10 +18,23 @@ base(
     seedBigSession(dataDir, { session: 'bigsession', finished: 3_000, messages: 600, lastText: LAST });
     const host = await startHost({ dataDir });
     try {
+      const sockets: string[] = [];
+      page.on('websocket', (socket) => sockets.push(socket.url()));
+      const refused: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') refused.push(message.text());
+      });
       await page.goto(`${host.url}#/s/bigsession/tasks`);
       const transcript = page.getByTestId('transcript');
       await expect(transcript.locator('li').last()).toContainText(LAST);
       await expect(page.getByTestId('finished-toggle')).toContainText('Finished 3000');
+      // One connection, the one the page's own script opened as it was parsed, with the first
+      // reads in its handshake (shared/ipc/early-socket.ts): the app took it over rather than open
+      // one of its own, and the page's policy let the script run.
+      expect(sockets).toHaveLength(1);
+      const carried = JSON.parse(new URL(sockets[0]!).searchParams.get('calls')!) as { name: string }[];
+      expect(carried.map((call) => call.name)).toEqual(['listSessions', 'listMessages', 'openTasks']);
+      expect(refused).toEqual([]);
       // Opened on the tasks panel, the panel's heading has the focus (given in the frame after the
       // view is built), and the composer's own focus at opening did not take it back.
       await expect(page.getByTestId('tasks-panel').locator('h2')).toBeFocused();

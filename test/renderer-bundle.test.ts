@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { FAVICON_FILE, FAVICON_SOURCE, FIRST_SCREEN_LIST } from '../electron.vite.config.js';
 import { CONTENT_SECURITY_POLICY } from '../electron/host/static-files.js';
-import { PAGE_WARM_SCRIPT } from '../shared/domain/intl-warm.js';
+import { PAGE_SCRIPT } from '../shared/domain/page-script.js';
 
 /** The built renderer (`npm test` builds before it runs the tests). */
 const ASSETS = join('out', 'renderer', 'assets');
@@ -140,7 +140,7 @@ describe('the renderer bundle', () => {
   it('has one inline script, the locale warming, first in the head and allowed by its hash in the page and the host alike', () => {
     const html = readFileSync(join('out', 'renderer', 'index.html'), 'utf8');
     const inline = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1]!);
-    expect(inline).toEqual([PAGE_WARM_SCRIPT]);
+    expect(inline).toEqual([PAGE_SCRIPT]);
     const allowed = `script-src 'self' 'sha256-${createHash('sha256').update(inline[0]!).digest('base64')}';`;
     expect(/http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1]).toContain(allowed);
     expect(CONTENT_SECURITY_POLICY).toContain(allowed);

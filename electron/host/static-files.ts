@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { basename, extname, join, normalize, sep } from 'node:path';
-import { PAGE_WARM_SCRIPT } from '../../shared/domain/intl-warm.js';
+import { PAGE_SCRIPT } from '../../shared/domain/page-script.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -19,10 +19,10 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * The page's one inline script (shared/domain/intl-warm.ts), as its policy names it: by the hash of
+ * The page's one inline script (shared/domain/page-script.ts), as its policy names it: by the hash of
  * its text. The build puts the script in index.html and this source in the page's own policy.
  */
-export const PAGE_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(PAGE_WARM_SCRIPT).digest('base64')}'`;
+export const PAGE_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(PAGE_SCRIPT).digest('base64')}'`;
 
 /**
  * The same policy the page declares in its meta tag, sent as a header too. Scripts come from the

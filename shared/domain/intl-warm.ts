@@ -42,8 +42,8 @@ export function warmsInWorker(cores: number | undefined): boolean {
 }
 
 /**
- * The page's own script (index.html, put there by the build), the only inline script the page's
- * policy allows, by its hash (PAGE_SCRIPT_SOURCE in electron/host/static-files.ts, for the build and the host): on two cores or fewer,
+ * The second part of the page's own script (PAGE_SCRIPT in page-script.ts, index.html's one inline
+ * script, allowed by its hash: PAGE_SCRIPT_SOURCE in electron/host/static-files.ts): on two cores or fewer,
  * or where the browser does not say, it queues warmIntl as a task of its own. Written as a plain
  * script, not a module, so it runs as the page is parsed, and made from warmIntl's own formats.
  */

@@ -1,5 +1,6 @@
 import { deliverEvent } from './deliver.js';
 import { DroverError } from './drover-error.js';
+import type { EarlySocket } from './early-socket.js';
 import type { Result } from './errors.js';
 import { HANDSHAKE_CALLS, HANDSHAKE_MAX_CALLS, HANDSHAKE_MAX_CHARS, HANDSHAKE_PARAM } from './ws-connect.js';
 import { readServerFrame } from './ws-frame-reader.js';
@@ -22,6 +23,13 @@ export interface WsClientOptions {
   createSocket: (url: string) => WebSocketLike;
   /** How long a call may wait for a connection before it fails. */
   callTimeoutMs?: number;
+  /**
+   * A connection the page opened before this client existed, with reads in its handshake
+   * (shared/ipc/early-socket.ts): the client's first connection. Calls made before the client's
+   * first microtask that match a carried read (name and input) take its answer instead of asking
+   * again; the rest are asked on it as on any connection. One that closed already is not used.
+   */
+  early?: EarlySocket | null;
 }
 
 /** Reconnect policy: start quick, back off to a calm ceiling, never give up. */
@@ -65,6 +73,16 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
   let delay = RECONNECT_FIRST_DELAY_MS;
   let reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   let closedByUser = false;
+  /** The early connection's carried reads not yet taken by a call, by name and input; null once the client has connected. */
+  let claimable: Map<string, number> | null = null;
+  const early = options.early ?? null;
+  if (early) {
+    claimable = new Map();
+    for (const frame of early.calls) {
+      claimable.set(callKey(frame.name, frame.input), frame.id);
+      nextId = Math.max(nextId, frame.id + 1);
+    }
+  }
 
   const setState = (next: ConnectionState) => {
     if (next === state) return;
@@ -102,7 +120,26 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
   const connect = () => {
     reconnectTimer = null;
     setState('connecting');
-    const ws = options.createSocket(handshakeUrl());
+    attach(options.createSocket(handshakeUrl()));
+  };
+
+  /** The first connection: the page's early one where it is still up (its calls taken are carried on it), else a new one. */
+  const connectFirst = () => {
+    claimable = null;
+    if (!early || early.closed) {
+      // Never to be answered there: asked again like any call waiting for a connection.
+      for (const entry of pending.values()) if (entry.stage === 'carried') entry.stage = 'waiting';
+      early?.socket.close();
+      connect();
+      return;
+    }
+    attach(early.socket);
+    if (early.opened) early.socket.onopen?.(null);
+    // What came before this client took over, in order; nothing more is kept aside.
+    for (const frame of early.frames.splice(0)) onFrame(frame);
+  };
+
+  const attach = (ws: WebSocketLike) => {
     socket = ws;
     ws.onopen = () => {
       delay = RECONNECT_FIRST_DELAY_MS;
@@ -193,7 +230,7 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
   };
 
   queueMicrotask(() => {
-    if (!closedByUser) connect();
+    if (!closedByUser) connectFirst();
   });
 
   return {
@@ -203,7 +240,10 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     call(name, input) {
       if (closedByUser) return Promise.resolve(failure('disconnected', CLOSED));
       return new Promise((resolve) => {
-        const id = nextId++;
+        const key = claimable ? callKey(name, input) : '';
+        const carriedId = claimable?.get(key);
+        if (carriedId !== undefined) claimable!.delete(key);
+        const id = carriedId ?? nextId++;
         const timer = setTimeout(() => {
           pending.delete(id);
           resolve(
@@ -214,10 +254,10 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
           frame: { t: 'call', id, name, input },
           resolve,
           timer,
-          stage: 'waiting',
+          stage: carriedId === undefined ? 'waiting' : 'carried',
         };
         pending.set(id, entry);
-        send(entry);
+        if (entry.stage === 'waiting') send(entry);
       });
     },
     subscribe(listener) {
@@ -240,6 +280,11 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
       setState('closed');
     },
   };
+}
+
+/** A call's name and input as one string: a carried read is taken only by the very same call. */
+function callKey(name: string, input: unknown): string {
+  return `${name}\n${JSON.stringify(input)}`;
 }
 
 function failure(code: 'disconnected', message: string): Result<unknown> {

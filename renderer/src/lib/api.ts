@@ -5,10 +5,11 @@ import { DroverError } from '@shared/ipc/drover-error.js';
 import type { ClientTransport } from '@shared/ipc/transport.js';
 import { createWsClient, type WebSocketLike } from '@shared/ipc/ws-client.js';
 import { WS_PATH } from '@shared/ipc/ws-connect.js';
+import { takeEarlySocket, TOKEN_STORAGE_KEY } from '@shared/ipc/early-socket.js';
 
 export type DroverApi = Api<DroverContract>;
 
-const TOKEN_KEY = 'drover.token';
+const TOKEN_KEY = TOKEN_STORAGE_KEY;
 
 /** In Electron the preload bridge; in a browser the headless host's WebSocket. */
 export function createTransport(): ClientTransport {
@@ -17,6 +18,8 @@ export function createTransport(): ClientTransport {
   return createWsClient({
     url: webSocketUrl(),
     createSocket: (url) => new WebSocket(url) as unknown as WebSocketLike,
+    // The connection the page's own script opened as it was parsed, its first reads on the way (PAGE_SCRIPT).
+    early: takeEarlySocket(window as unknown as Record<string, unknown>),
   });
 }
 
