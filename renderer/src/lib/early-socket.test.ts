@@ -40,6 +40,11 @@ function runScript(address: string, page: Record<string, unknown> = {}): EarlySo
   return early;
 }
 
+/** The address of the connection the script opened for a page at `address`. */
+function openedUrl(address: string, page: Record<string, unknown> = {}): string {
+  return (runScript(address, page)!.socket as unknown as RecordingSocket).url;
+}
+
 /** The address boot.ts's client opens for a page at `address`: its first requests carried in the handshake. */
 async function clientAddress(address: string): Promise<string> {
   const url = new URL(address);
@@ -101,29 +106,22 @@ describe("the page's early connection", () => {
       { numRuns: 400 },
     );
     // Among them, every shape of handshake.
-    expect(carried(runScript('http://h/?token=t#/s/abc/tasks')!.socket.url)).toEqual([
-      'listSessions',
-      'listMessages',
-      'openTasks',
-    ]);
-    expect(carried(runScript('http://h/?token=t#/s/abc/nowhere')!.socket.url)).toEqual(['listSessions']);
-    expect(carried(runScript('http://h/?token=t#/s/%E0%A4%A')!.socket.url)).toEqual(['listSessions']);
-    expect(carried(runScript(`http://h/?token=t#/s/${'x'.repeat(900)}`)!.socket.url)).toEqual([
-      'listSessions',
-      'listMessages',
-    ]);
+    expect(carried(openedUrl('http://h/?token=t#/s/abc/tasks'))).toEqual(['listSessions', 'listMessages', 'openTasks']);
+    expect(carried(openedUrl('http://h/?token=t#/s/abc/nowhere'))).toEqual(['listSessions']);
+    expect(carried(openedUrl('http://h/?token=t#/s/%E0%A4%A'))).toEqual(['listSessions']);
+    expect(carried(openedUrl(`http://h/?token=t#/s/${'x'.repeat(900)}`))).toEqual(['listSessions', 'listMessages']);
   });
 
   it('uses the token the tab kept once the address has none, and opens nothing without one', () => {
     const kept = { sessionStorage: { getItem: (key: string) => (key === TOKEN_STORAGE_KEY ? 'kept' : null) } };
-    expect(new URL(runScript('http://h/#/s/abc', kept)!.socket.url as string).searchParams.get('token')).toBe('kept');
+    expect(new URL(openedUrl('http://h/#/s/abc', kept)).searchParams.get('token')).toBe('kept');
     expect(runScript('http://h/#/s/abc')).toBeUndefined();
   });
 
   it('opens nothing in the desktop app, or on a page not served over HTTP', () => {
     expect(runScript('http://h/?token=t#/s/abc', { [BRIDGE_KEY]: {} })).toBeUndefined();
     expect(runScript('app://drover/?token=t#/s/abc')).toBeUndefined();
-    expect(new URL(runScript('https://h/?token=t')!.socket.url as string).protocol).toBe('wss:');
+    expect(new URL(openedUrl('https://h/?token=t')).protocol).toBe('wss:');
   });
 
   it('never throws: a storage that refuses, or a browser without WebSocket, leaves the client to connect itself', () => {
