@@ -79,7 +79,8 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
   if (early) {
     claimable = new Map();
     for (const frame of early.calls) {
-      claimable.set(callKey(frame.name, frame.input), frame.id);
+      const key = callKey(frame.name, frame.input);
+      if (key !== null) claimable.set(key, frame.id);
       nextId = Math.max(nextId, frame.id + 1);
     }
   }
@@ -231,6 +232,8 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
 
   queueMicrotask(() => {
     if (!closedByUser) connectFirst();
+    // Closed before it ever connected: the page's early connection goes too.
+    else early?.socket.close();
   });
 
   return {
@@ -240,9 +243,9 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     call(name, input) {
       if (closedByUser) return Promise.resolve(failure('disconnected', CLOSED));
       return new Promise((resolve) => {
-        const key = claimable ? callKey(name, input) : '';
-        const carriedId = claimable?.get(key);
-        if (carriedId !== undefined) claimable!.delete(key);
+        const key = claimable ? callKey(name, input) : null;
+        const carriedId = key === null ? undefined : claimable?.get(key);
+        if (carriedId !== undefined) claimable!.delete(key!);
         const id = carriedId ?? nextId++;
         const timer = setTimeout(() => {
           pending.delete(id);
@@ -282,9 +285,13 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
   };
 }
 
-/** A call's name and input as one string: a carried read is taken only by the very same call. */
-function callKey(name: string, input: unknown): string {
-  return `${name}\n${JSON.stringify(input)}`;
+/** A call's name and input as one string: a carried read is taken only by the very same call (null: an input JSON cannot hold). */
+function callKey(name: string, input: unknown): string | null {
+  try {
+    return `${name}\n${JSON.stringify(input)}`;
+  } catch {
+    return null;
+  }
 }
 
 function failure(code: 'disconnected', message: string): Result<unknown> {

@@ -256,6 +256,31 @@ describe("the page's early connection, taken over by the client", () => {
   });
 });
 
+describe('the early connection of a client closed at once', () => {
+  it('is closed with it', async () => {
+    let closed = 0;
+    const socket = {
+      readyState: 1,
+      send() {},
+      close: () => void closed++,
+      onopen: null,
+      onclose: null,
+      onerror: null,
+      onmessage: null,
+    };
+    const transport = createWsClient({
+      url: 'ws://127.0.0.1:9/ws',
+      createSocket: () => {
+        throw new Error('no second connection');
+      },
+      early: { socket, calls: [], frames: [], opened: true, closed: false },
+    });
+    transport.close();
+    await Promise.resolve();
+    expect(closed).toBe(1);
+  });
+});
+
 describe('takeEarlySocket', () => {
   const socket = { readyState: 0, send() {}, close() {}, onopen: null, onclose: null, onerror: null, onmessage: null };
 
