@@ -1,11 +1,14 @@
 /*
  * The page's connection to the headless host, opened by the page itself as it is parsed, before
- * any of its scripts has arrived (issue 18: opening a big session). No imports but constants: the
- * script below is text in index.html, and boot.ts reads what it left before the app loads.
+ * any of its scripts has arrived (issue 18: opening a big session). No imports but constants and
+ * types (no zod): the script below is text in index.html, and boot.ts reads what it left before
+ * the app loads.
  */
 import { FINISHED_PAGE_DEFAULT, MESSAGE_FIRST_PAGE } from '../domain/page-sizes.js';
 import { BRIDGE_KEY } from './bridge.js';
+import type { WebSocketLike } from './ws-client.js';
 import { HANDSHAKE_MAX_CHARS, HANDSHAKE_PARAM, WS_PATH } from './ws-connect.js';
+import type { CallFrame } from './ws-protocol.js';
 
 /** Where the page's script leaves the connection it opened, for the WebSocket client to take over. */
 export const EARLY_SOCKET_KEY = '__droverEarlySocket';
@@ -15,17 +18,9 @@ export const TOKEN_STORAGE_KEY = 'drover.token';
 
 /** A connection the page's script opened, and what came on it before a client took it over. */
 export interface EarlySocket {
-  socket: {
-    readonly readyState: number;
-    send(data: string): void;
-    close(code?: number, reason?: string): void;
-    onopen: ((event: unknown) => void) | null;
-    onclose: ((event: unknown) => void) | null;
-    onerror: ((event: unknown) => void) | null;
-    onmessage: ((event: { data: unknown }) => void) | null;
-  };
+  socket: WebSocketLike;
   /** The calls its handshake carried (OpenPrefetch's, for the route the page opens on). */
-  calls: { t: 'call'; id: number; name: string; input: unknown }[];
+  calls: CallFrame[];
   /** The frames that came before a client took it over, oldest first, as they came. */
   frames: unknown[];
   opened: boolean;
