@@ -118,6 +118,15 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     return `${options.url}${options.url.includes('?') ? '&' : '?'}${HANDSHAKE_PARAM}=${calls}`;
   };
 
+  /** The id of the early connection's read that is this very call, taken once; undefined when none is. */
+  const takeCarried = (name: string, input: unknown): number | undefined => {
+    const key = claimable ? callKey(name, input) : null;
+    if (!claimable || key === null) return undefined;
+    const id = claimable.get(key);
+    claimable.delete(key);
+    return id;
+  };
+
   const connect = () => {
     reconnectTimer = null;
     setState('connecting');
@@ -243,9 +252,7 @@ export function createWsClient(options: WsClientOptions): WsClientTransport {
     call(name, input) {
       if (closedByUser) return Promise.resolve(failure('disconnected', CLOSED));
       return new Promise((resolve) => {
-        const key = claimable ? callKey(name, input) : null;
-        const carriedId = key === null ? undefined : claimable?.get(key);
-        if (carriedId !== undefined) claimable!.delete(key!);
+        const carriedId = takeCarried(name, input);
         const id = carriedId ?? nextId++;
         const timer = setTimeout(() => {
           pending.delete(id);

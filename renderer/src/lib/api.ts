@@ -9,8 +9,6 @@ import { takeEarlySocket, TOKEN_STORAGE_KEY } from '@shared/ipc/early-socket.js'
 
 export type DroverApi = Api<DroverContract>;
 
-const TOKEN_KEY = TOKEN_STORAGE_KEY;
-
 /** In Electron the preload bridge; in a browser the headless host's WebSocket. */
 export function createTransport(): ClientTransport {
   const bridge = (window as unknown as Record<string, DroverBridge | undefined>)[BRIDGE_KEY];
@@ -56,7 +54,7 @@ function webSocketUrl(): string {
 
 /** The headless host's token for this tab (kept in sessionStorage, never in the URL), for REST calls the page makes. */
 export function hostToken(): string {
-  return openedWith ?? sessionStorage.getItem(TOKEN_KEY) ?? '';
+  return openedWith ?? sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? '';
 }
 
 /**
@@ -87,7 +85,7 @@ export function forgetTokenAfter(firstScreen: Promise<unknown>): void {
 
 /** Keeps the token for the tab's reloads, and takes it out of the address bar. */
 function forgetTokenInUrl(): void {
-  sessionStorage.setItem(TOKEN_KEY, openedWith!);
+  sessionStorage.setItem(TOKEN_STORAGE_KEY, openedWith!);
   const params = new URLSearchParams(location.search);
   if (!params.has('token')) return;
   params.delete('token');
