@@ -33,7 +33,7 @@ function firstLoadChunks(bundle: OutputBundle, appEntry: string): string[] {
   const chunks = Object.values(bundle).filter((item) => item.type === 'chunk');
   // Module ids use forward slashes on every system (Windows included).
   const id = normalizePath(appEntry);
-  const app = chunks.find((chunk) => chunk.facadeModuleId === id);
+  const app = chunks.find((chunk) => chunk.facadeModuleId === id || chunk.moduleIds.includes(id));
   if (!app) throw new Error(`the app's chunk (${id}) is not in the bundle`);
   const files: string[] = [];
   const visit = (file: string): void => {
@@ -128,6 +128,7 @@ function favicon(): Plugin {
 
 const SVELTE_CHUNK = 'svelte';
 const FIRST_SCREEN_CHUNK = 'first-screen';
+const APP_CHUNK = 'app-main';
 
 /** Set to build the page unminified, each module marked with its path (scripts/first-screen-modules.ts reads it). */
 export const UNMINIFIED_ENV = 'DROVER_BUILD_UNMINIFIED';
@@ -154,14 +155,19 @@ function firstScreenModules(): Set<string> {
  * - Svelte's runtime (with clsx, which it imports) is a chunk of its own: mounting the app calls
  *   most of it.
  * - The app's modules that the first screen runs (FIRST_SCREEN_LIST) are one chunk, and the
- *   rest of the app's chunk stays where it was: the views behind other tabs and routes, the
- *   dialogs, the terminal's and the agent's panels. This chunk and the app's import each other;
- *   a first-screen module must not read another module's value while the chunks evaluate (at
- *   its top level), or the page fails to load with "Cannot access … before initialization", as
- *   every end-to-end test would show. Components and the state classes only use their imports
+ *   rest of what the app imports as it loads is another (APP_CHUNK), with the app's entry
+ *   (app-main.ts) in a small chunk of its own in front of both. The two import each other; the
+ *   entry imports the rest first (app-main.ts's own order), so the first-screen modules are
+ *   evaluated before the others, and a first-screen module must not read another module's value
+ *   at its top level, or the page fails to load ("Cannot access … before initialization", as
+ *   every end-to-end test would show). Components and the state classes only use their imports
  *   inside functions.
+ * - What the app imports on demand is left to the bundler: the settings page, the terminal, a
+ *   highlighter's grammar, and the panel's other views (components/tasks/panel-views.ts). A
+ *   module they share with the app stays in the app's chunk rather than go to a small chunk of
+ *   its own, which the first open would fetch as well.
  *
- * Both carry V8's compile hint (compileHints): V8 compiles them whole on a background thread
+ * Svelte's and the first screen's chunks carry V8's compile hint (compileHints): V8 compiles them whole on a background thread
  * as they download, where without it each function is compiled on the page's main thread when
  * first called. Opening the big session in a new profile, three runs of 16 to 20 loads each way
  * (interleaved, medians): the page's main thread ran scripts for 36 to 44 ms less (busy 28 to
@@ -170,9 +176,15 @@ function firstScreenModules(): Set<string> {
  * (median 881 against 768 ms, 20 loads each way): V8 then compiled what the first screen never
  * runs too, and the main thread waited for it.
  */
-function codeSplitting(): {
+function codeSplitting(
+  pageEntry: string,
+  appEntry: string,
+): {
   includeDependenciesRecursively: boolean;
-  groups: { name: string; test: (id: string) => boolean }[];
+  groups: {
+    name: string | ((id: string, context: ChunkingContext) => string | null);
+    test?: (id: string) => boolean;
+  }[];
 } {
   // The scan for the list (an unminified build) reads the app's chunk whole.
   const firstScreen = process.env[UNMINIFIED_ENV] ? new Set<string>() : firstScreenModules();
@@ -182,8 +194,45 @@ function codeSplitting(): {
     groups: [
       { name: SVELTE_CHUNK, test: (id) => /^node_modules\/(?:svelte|clsx)\//.test(fromRoot(id)) },
       { name: FIRST_SCREEN_CHUNK, test: (id) => firstScreen.has(fromRoot(id)) },
+      // Whatever else the app imports as it loads, shared or not; the page's entry (main.ts,
+      // boot.ts) keeps its own modules, as it runs before the app has loaded.
+      {
+        name: (id, context) =>
+          id !== appEntry && staticGraph(context, appEntry).has(id) && !staticGraph(context, pageEntry).has(id)
+            ? APP_CHUNK
+            : null,
+      },
     ],
   };
+}
+
+/** The part of a module's information this config reads while chunks are made (rolldown's ChunkingContext). */
+interface ChunkingContext {
+  getModuleInfo(id: string): { importedIds: readonly string[] } | null;
+}
+
+const staticGraphs = new WeakMap<object, Set<string>>();
+
+/**
+ * Every module `entry` imports statically, however deep, itself included. Worked out once per
+ * chunking pass: within one, rolldown hands out the same module information objects.
+ */
+function staticGraph(context: ChunkingContext, entry: string): Set<string> {
+  const root = context.getModuleInfo(entry);
+  if (!root) throw new Error(`the app's entry (${entry}) is not in the module graph`);
+  let graph = staticGraphs.get(root);
+  if (graph) return graph;
+  graph = new Set([entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    for (const next of context.getModuleInfo(queue.pop()!)?.importedIds ?? []) {
+      if (graph.has(next)) continue;
+      graph.add(next);
+      queue.push(next);
+    }
+  }
+  staticGraphs.set(root, graph);
+  return graph;
 }
 
 /**
@@ -277,7 +326,12 @@ export default defineConfig({
       outDir: resolve(root, 'out/renderer'),
       rollupOptions: {
         input: resolve(root, 'renderer/index.html'),
-        output: { codeSplitting: codeSplitting() },
+        output: {
+          codeSplitting: codeSplitting(
+            resolve(root, 'renderer/src/main.ts'),
+            resolve(root, 'renderer/src/app-main.ts'),
+          ),
+        },
       },
       // Less to parse before the first screen: the page's code shrinks from 1.2 MB to 0.55 MB.
       minify: !process.env[UNMINIFIED_ENV],

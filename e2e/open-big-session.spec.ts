@@ -106,30 +106,51 @@ base('the Work tab shows a finished task of an item that no loaded page holds', 
   }
 });
 
-// The locale's date and number data are read in by a worker where the machine has cores to spare,
-// else on the page's main thread, by the page's own inline script (shared/domain/intl-warm.ts); the page
-// opens right either way, and the policy lets that script run (a refused one is a console error).
+// The first screen is built without the locale's date and number data (renderer/src/lib/state/
+// locale.svelte.ts): where the machine has cores to spare a worker reads it in beside the page,
+// else the page does once the first screen is up. Either way the messages' times then show, and
+// on two cores no formatter was made before the transcript's last message was on the page.
 for (const cores of [2, 8]) {
   base(
-    `with ${cores} cores the locale's data is warmed ${cores > 2 ? 'in a worker' : 'on the main thread'}`,
+    `with ${cores} cores the locale's data is read in ${cores > 2 ? 'by a worker' : 'after the first screen'} and the times show`,
     async ({ page }) => {
       const dataDir = mkdtempSync(join(tmpdir(), 'drover-e2e-warm-'));
       seedBigSession(dataDir, { session: 'warm', finished: 20, messages: 10, lastText: LAST });
       const host = await startHost({ dataDir });
       try {
-        await page.addInitScript(
-          `Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => ${cores} })`,
-        );
+        await page.addInitScript(`(() => {
+          Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => ${cores} });
+          const seen = (window.__localeSeen = { formatter: null, last: null });
+          for (const name of ['DateTimeFormat', 'NumberFormat']) {
+            const Real = Intl[name];
+            Intl[name] = new Proxy(Real, { construct(target, args) { seen.formatter ??= performance.now(); return Reflect.construct(target, args); } });
+          }
+          new MutationObserver(() => {
+            if (seen.last === null && document.querySelector('[data-testid="transcript"]')?.textContent?.includes(${JSON.stringify(LAST)}))
+              seen.last = performance.now();
+          }).observe(document, { childList: true, subtree: true, characterData: true });
+        })()`);
         const workers: string[] = [];
         page.on('worker', (worker) => workers.push(worker.url()));
         const failures: string[] = [];
         page.on('pageerror', (error) => failures.push(error.message));
         page.on('console', (message) => message.type() === 'error' && failures.push(message.text()));
         await page.goto(`${host.url}#/s/warm/tasks`);
-        await expect(page.getByTestId('transcript').locator('li').last()).toContainText(LAST);
+        const last = page.getByTestId('transcript').locator('li').last();
+        await expect(last).toContainText(LAST);
         await expect(page.getByTestId('finished-toggle')).toContainText('Finished 20');
+        // Each message's time, as the locale writes it, once the locale is in.
+        await expect(last.locator('time')).toHaveText(/\d/);
         if (cores > 2) await expect.poll(() => workers.filter((url) => url.includes('intl-warm')).length).toBe(1);
-        else expect(workers).toEqual([]);
+        else {
+          expect(workers).toEqual([]);
+          const seen = await page.evaluate<{ formatter: number | null; last: number | null }>(
+            'globalThis.__localeSeen',
+          );
+          expect(seen.last).not.toBeNull();
+          expect(seen.formatter).not.toBeNull();
+          expect(seen.formatter!).toBeGreaterThan(seen.last!);
+        }
         expect(failures).toEqual([]);
       } finally {
         await host.stop();

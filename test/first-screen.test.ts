@@ -91,6 +91,20 @@ describe("the page's first screen", () => {
     expect(modules.has('renderer/src/components/settings/SettingsView.svelte')).toBe(false);
   });
 
+  it("leaves the panel's other views out: the task view, the Work and the Schedules tabs come on demand", () => {
+    for (const file of [
+      'renderer/src/components/tasks/panel-views.ts',
+      'renderer/src/components/tasks/TaskView.svelte',
+      'renderer/src/components/tasks/TerminalTaskView.svelte',
+      'renderer/src/components/tasks/AgentTaskView.svelte',
+      'renderer/src/components/work/WorkBoard.svelte',
+      'renderer/src/components/schedules/SchedulesBoard.svelte',
+    ])
+      expect(modules.has(file), file).toBe(false);
+    // The walk would see them: it follows a static import of the views' module.
+    expect(runtimeImports('renderer/src/components/tasks/panel-views.ts')).toContain('./TaskView.svelte');
+  });
+
   it('opens the connection before Svelte is evaluated: the first script imports neither it nor zod', () => {
     const first = firstScreen(['renderer/src/main.ts']);
     expect(first.has('renderer/src/boot.ts')).toBe(true);

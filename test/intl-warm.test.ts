@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PAGE_WARM_SCRIPT, warmIntl, warmsInWorker } from '../shared/domain/intl-warm.js';
+import { warmIntl, warmsInWorker } from '../shared/domain/intl-warm.js';
+import { PAGE_SCRIPT } from '../shared/domain/page-script.js';
 
 /** An Intl that records the formatters made, as [kind, options]. */
 function recordingIntl() {
@@ -28,30 +29,40 @@ describe('where the locale data is warmed', () => {
   });
 });
 
-describe("the page's own script", () => {
-  /** Runs the script as the page would, with this many cores: the formatters its queued task makes, or null when it queues none. */
-  function run(cores: number | undefined): [string, unknown][] | null {
-    const { made, intl } = recordingIntl();
-    const queued: (() => void)[] = [];
-    const script = new Function('navigator', 'setTimeout', 'Intl', PAGE_WARM_SCRIPT) as (
-      navigator: { hardwareConcurrency?: number },
-      setTimeout: (task: () => void, ms: number) => void,
-      intl: unknown,
-    ) => void;
-    script(cores === undefined ? {} : { hardwareConcurrency: cores }, (task) => queued.push(task), intl);
-    if (queued.length === 0) return null;
-    expect(made).toEqual([]); // nothing before its own task
-    expect(queued).toHaveLength(1);
-    queued[0]!();
-    return made;
-  }
-
-  it('warms on the main thread exactly where no worker does, the same formatters warmIntl makes', () => {
+describe('the locale data', () => {
+  it('is read in by one formatter of each kind the screen makes', () => {
     const { made, intl } = recordingIntl();
     vi.stubGlobal('Intl', intl);
     warmIntl();
-    expect(made.map(([name]) => name)).toEqual(['date', 'date', 'number']);
-    for (const cores of [undefined, 1, 2, 3, 8])
-      expect(run(cores), String(cores)).toEqual(warmsInWorker(cores) ? null : made);
+    expect(made).toEqual([
+      ['date', { hour: '2-digit', minute: '2-digit' }],
+      ['date', { month: 'short', day: 'numeric' }],
+      ['number', null],
+    ]);
+  });
+
+  it("is never read in by the page's inline script, which runs as the page is parsed", () => {
+    const { made, intl } = recordingIntl();
+    const queued: (() => void)[] = [];
+    const window = { sessionStorage: { getItem: () => 'token' } };
+    const location = { protocol: 'http:', search: '?token=t', hash: '#/s/abc/tasks', host: '127.0.0.1:1' };
+    const opened: string[] = [];
+    class FakeSocket {
+      constructor(url: string) {
+        opened.push(url);
+      }
+    }
+    new Function('window', 'location', 'navigator', 'setTimeout', 'Intl', 'WebSocket', PAGE_SCRIPT)(
+      window,
+      location,
+      { hardwareConcurrency: 2 },
+      (task: () => void) => queued.push(task),
+      intl,
+      FakeSocket,
+    );
+    for (const task of queued) task();
+    expect(opened).toHaveLength(1); // the script did run
+    expect(made).toEqual([]);
+    expect(PAGE_SCRIPT).not.toMatch(/Intl|toLocale/);
   });
 });

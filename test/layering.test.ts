@@ -107,9 +107,9 @@ describe('layering', () => {
     expect(found).toEqual([]);
     const dom = files.filter((file) => usesDomGlobals(file));
     expect(dom).toEqual([]);
-    // Code, not text: the page's inline script (shared/domain/intl-warm.ts) is a string the page runs.
-    expect(usesDomGlobals('shared/domain/intl-warm.ts')).toBe(false);
-    expect(readFileSync(join(root, 'shared/domain/intl-warm.ts'), 'utf8')).toContain('navigator.');
+    // Code, not text: the page's inline script (shared/ipc/early-socket.ts) is a string the page runs.
+    expect(usesDomGlobals('shared/ipc/early-socket.ts')).toBe(false);
+    expect(readFileSync(join(root, 'shared/ipc/early-socket.ts'), 'utf8')).toContain('location.');
     // And code that does read one is found.
     expect(usesDomGlobals('renderer/src/boot.ts')).toBe(true);
   });

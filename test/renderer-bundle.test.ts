@@ -94,9 +94,40 @@ describe('the renderer bundle', () => {
     const firstScreen = readFileSync(join(ASSETS, hinted[0]!), 'utf8');
     expect(firstScreen).toContain('data-testid="transcript"');
     expect(firstScreen).not.toContain('data-testid="settings-status"');
-    // What the first screen does not show stays in the app's chunk, compiled when first called.
-    const app = scripts.find((file) => file.startsWith('app-main-'));
-    expect(app && readFileSync(join(ASSETS, app), 'utf8')).toContain('data-testid="schedules-board"');
+    // What the first screen does not show (the composer's command menu) stays in the app's
+    // chunks, compiled when first called.
+    const app = scripts.filter((file) => file.startsWith('app-main-'));
+    expect(app.some((file) => readFileSync(join(ASSETS, file), 'utf8').includes('data-testid="slash-menu"'))).toBe(
+      true,
+    );
+  });
+
+  it("leaves the panel's other views out of the first load: a chunk of their own, fetched after the first screen", () => {
+    const scripts = readdirSync(ASSETS).filter((file) => file.endsWith('.js'));
+    const holding = (testid: string) =>
+      scripts.filter((file) => readFileSync(join(ASSETS, file), 'utf8').includes(`data-testid="${testid}"`));
+    for (const testid of ['schedules-board', 'work-board', 'task-view']) {
+      expect(holding(testid), testid).toHaveLength(1);
+      expect(holding(testid)[0], testid).toMatch(/^panel-views-[\w-]+\.js$/);
+    }
+    expect(firstLoadScripts().filter((file) => file.startsWith('panel-views-'))).toEqual([]);
+    // Nor does what they share with the app make a small chunk of its own that the first load fetches.
+    for (const file of firstLoadScripts()) expect(file).toMatch(/^(index|svelte|first-screen|app-main)-[\w-]+\.js$/);
+  });
+
+  it("evaluates the first screen's modules before the app's others: the app's entry imports those first", () => {
+    const scripts = readdirSync(ASSETS).filter((file) => file.startsWith('app-main-') && file.endsWith('.js'));
+    const entry = scripts.filter((file) => /\bas mountApp\b/.test(readFileSync(join(ASSETS, file), 'utf8')));
+    expect(entry).toHaveLength(1);
+    const imports = [
+      ...readFileSync(join(ASSETS, entry[0]!), 'utf8').matchAll(/\bfrom\s*["']\.\/([^"']+\.js)["']/g),
+    ].map((match) => match[1]!);
+    const rest = imports.findIndex((file) => file.startsWith('app-main-'));
+    const firstScreen = imports.findIndex((file) => file.startsWith('first-screen-'));
+    // Imported first, the rest of the app's chunk reaches the first-screen chunk through its own
+    // imports, and that chunk (which imports it back) is evaluated before it.
+    expect(rest).toBeGreaterThanOrEqual(0);
+    expect(firstScreen).toBeGreaterThan(rest);
   });
 
   it("keeps only the first screen's components in the page's stylesheets; the others' rules come with their scripts", () => {
@@ -122,10 +153,10 @@ describe('the renderer bundle', () => {
     expect(transcript).toBeTruthy();
     expect(sheets.some((sheet) => sheet.includes(`.${transcript}`))).toBe(true);
     // The schedules board (another tab) is not: its rules are in its chunk, injected when it is shown.
-    const board = scope(code('app-main-'), 'schedules-board');
+    const board = scope(code('panel-views-'), 'schedules-board');
     expect(board).toBeTruthy();
     expect(sheets.some((sheet) => sheet.includes(board!))).toBe(false);
-    expect(code('app-main-')).toContain(`.board.${board}`);
+    expect(code('panel-views-')).toContain(`.board.${board}`);
   });
 
   it('names, in the first-screen list, only modules that exist, each once and in order', () => {
@@ -137,7 +168,7 @@ describe('the renderer bundle', () => {
     expect(list).not.toContain('renderer/src/app-main.ts');
   });
 
-  it('has one inline script, the locale warming, first in the head and allowed by its hash in the page and the host alike', () => {
+  it('has one inline script, the early connection, first in the head and allowed by its hash in the page and the host alike', () => {
     const html = readFileSync(join('out', 'renderer', 'index.html'), 'utf8');
     const inline = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1]!);
     expect(inline).toEqual([PAGE_SCRIPT]);

@@ -10,7 +10,7 @@ import { connectApi, createTransport } from './lib/api.js';
 import { OpenPrefetch } from './lib/state/open-prefetch.js';
 import { parseRoute } from './lib/route.js';
 import { fontPlatform } from './lib/platform.js';
-import { warmIntl, warmsInWorker } from '@shared/domain/intl-warm.js';
+import { warmsInWorker } from '@shared/domain/intl-warm.js';
 
 // Before the first layout: app.css picks this platform's monospace family (see --font-mono there).
 document.documentElement.dataset.fonts = fontPlatform(navigator);
@@ -22,21 +22,26 @@ prefetch.startSessions();
 const opening = parseRoute(location.hash);
 if (opening.name === 'session') prefetch.start(opening.sessionId);
 
-// Best effort, never waited on (shared/domain/intl-warm.ts): on a thread of its own where cores are
-// to spare, and on the main thread where no worker starts. With two cores or fewer the page's own
-// inline script has queued it on the main thread already, as the page was parsed. A page whose
-// worker fails later makes its formatters itself.
-if (warmsInWorker(navigator.hardwareConcurrency) && !startedWarmWorker()) setTimeout(warmIntl, 0);
+/**
+ * Where cores are to spare, a worker reads the locale's date and number data in while the app
+ * loads (shared/domain/intl-warm.ts): this resolves once it has, and the page's own formatters then
+ * cost it well under a millisecond (state/locale.svelte.ts). Null where no worker runs: on two
+ * cores or fewer its CPU would come out of the first screen's, and the page reads the data in
+ * itself once that is up. A worker that fails leaves this pending, and the page does the same.
+ */
+export const intlWarmed: Promise<void> | null = warmsInWorker(navigator.hardwareConcurrency) ? warmInWorker() : null;
 
-function startedWarmWorker(): boolean {
+function warmInWorker(): Promise<void> | null {
   try {
     const warm = new Worker(new URL('./lib/intl-warm.worker.ts', import.meta.url), {
       type: 'module',
       name: 'intl-warm',
     });
-    warm.onerror = (event) => event.preventDefault();
-    return true;
+    return new Promise((resolve) => {
+      warm.onmessage = () => resolve();
+      warm.onerror = (event) => event.preventDefault();
+    });
   } catch {
-    return false;
+    return null;
   }
 }

@@ -1,5 +1,5 @@
 // First: the connection and the first requests go out before the rest of the page's code runs (boot.ts).
-import { api, prefetch, transport } from './boot.js';
+import { api, intlWarmed, prefetch, transport } from './boot.js';
 import { forgetTokenAfter } from './lib/api.js';
 import './app.css';
 
@@ -10,7 +10,7 @@ if (!target) throw new Error('Drover: the #app element is missing from index.htm
 // while it is compiled, the connection opens and the first answers come in.
 import('./app-main.js').then(
   ({ mountApp }) => {
-    mountApp(target, { api, transport, prefetch });
+    mountApp(target, { api, transport, prefetch }, intlWarmed);
     // The token leaves the address bar once the first answers are on screen.
     forgetTokenAfter(prefetch.settled());
   },

@@ -1,8 +1,12 @@
 // @vitest-environment jsdom
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatCount, prettyJson, prettyJsonParts, visibleCommand } from './format.js';
 import { taskNotice } from './notify.js';
 import { settledRow } from './test-tasks.js';
+import { loadLocale } from './state/locale.svelte.js';
+
+// These read times and counts as the person's locale writes them (before it is in: state/locale.test.ts).
+beforeAll(loadLocale);
 
 const joined = (value: unknown) =>
   prettyJsonParts(value)

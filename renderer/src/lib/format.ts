@@ -1,5 +1,6 @@
 import { DroverError } from '@shared/ipc/drover-error.js';
 import type { Containment, Role, TaskRow, TaskStatus } from '@shared/contract.js';
+import { localeReady } from './state/locale.svelte.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -17,16 +18,24 @@ function formatter(key: string, options: Intl.DateTimeFormatOptions): Intl.DateT
 }
 
 /**
- * Counts as the locale groups them ("12,345"), through one formatter: the page's first
- * `toLocaleString()` on a number reads the locale's number data in, about 30 ms of the page's main
- * thread in a new browser profile (shared/domain/intl-warm.ts reads it in before the app runs).
+ * A formatter for what the screen shows, or null while the locale is not in yet (state/locale.svelte.ts):
+ * the first screen is built without the locale's data, and what reads null here renders again once it is in.
+ */
+function screenFormatter(key: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat | null {
+  return localeReady() ? formatter(key, options) : null;
+}
+
+/**
+ * Counts as the locale groups them ("12,345"), through one formatter; plain digits ("12345")
+ * until the locale is in (state/locale.svelte.ts).
  */
 let numbers: Intl.NumberFormat | undefined;
 export function formatCount(value: number): string {
+  if (!localeReady()) return String(value);
   return (numbers ??= new Intl.NumberFormat()).format(value);
 }
 
-/** A short, calm "how long ago": "just now", "5 min ago", "3 h ago", "yesterday", then a date. */
+/** A short, calm "how long ago": "just now", "5 min ago", "3 h ago", "yesterday", then a date ('' until the locale is in). */
 export function relativeTime(iso: string, now: number): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return '';
@@ -37,9 +46,10 @@ export function relativeTime(iso: string, now: number): string {
   if (sameDay(then, now - DAY)) return 'yesterday';
   const date = new Date(then);
   const sameYear = date.getFullYear() === new Date(now).getFullYear();
-  return sameYear
-    ? formatter('month-day', { month: 'short', day: 'numeric' }).format(date)
-    : formatter('medium-date', { dateStyle: 'medium' }).format(date);
+  const day = sameYear
+    ? screenFormatter('month-day', { month: 'short', day: 'numeric' })
+    : screenFormatter('medium-date', { dateStyle: 'medium' });
+  return day?.format(date) ?? '';
 }
 
 /** How long until a time to come: "now", "in 45 s", "in 12 min", "in 3 h 5 min", "in 2 days". */
@@ -55,22 +65,22 @@ export function untilTime(iso: string, now: number): string {
   return `in ${days} ${days === 1 ? 'day' : 'days'}`;
 }
 
-/** The clock time of a moment: "14:03" (or "2:03 PM", as the locale writes it). */
+/** The clock time of a moment: "14:03" (or "2:03 PM", as the locale writes it); '' until the locale is in. */
 export function clockTime(at: Date): string {
-  return formatter('clock', { hour: '2-digit', minute: '2-digit' }).format(at);
+  return screenFormatter('clock', { hour: '2-digit', minute: '2-digit' })?.format(at) ?? '';
 }
 
-/** The time of a message: the clock time today, with the date on other days. */
+/** The time of a message: the clock time today, with the date on other days; '' until the locale is in. */
 export function messageTime(iso: string, now: number): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return '';
   const date = new Date(then);
   const time = clockTime(date);
-  if (sameDay(then, now)) return time;
+  if (sameDay(then, now) || time === '') return time;
   return `${formatter('month-day', { month: 'short', day: 'numeric' }).format(date)}, ${time}`;
 }
 
-/** The full date and time, for tooltips. */
+/** The full date and time, for tooltips: written when a pointer reaches it, so it does not wait for the locale. */
 export function fullTime(iso: string): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return iso;

@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eventsReadWords, monitorScheduleText, portLabel, readiness, readyCheckParts } from './monitors.js';
 import { settledRow, taskRow } from './test-tasks.js';
+import { loadLocale } from './state/locale.svelte.js';
+
+// These read times and counts as the person's locale writes them (before it is in: state/locale.test.ts).
+beforeAll(loadLocale);
 
 const T0 = Date.parse('2025-01-01T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();

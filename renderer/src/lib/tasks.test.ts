@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   chipLabel,
   elapsedAgainstEstimate,
@@ -15,6 +15,10 @@ import {
   timeoutText,
 } from './tasks.js';
 import { settledRow, taskRow } from './test-tasks.js';
+import { loadLocale } from './state/locale.svelte.js';
+
+// These read times and counts as the person's locale writes them (before it is in: state/locale.test.ts).
+beforeAll(loadLocale);
 
 const T0 = Date.parse('2025-01-01T12:00:00.000Z');
 

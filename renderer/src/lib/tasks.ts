@@ -125,7 +125,8 @@ export function outcomeLabel(task: TaskRow): string {
 export function finishedClock(task: TaskRow): string {
   const at = task.startedAt ?? task.queuedAt;
   const time = clockTime(new Date(Date.parse(at)));
-  return `${time} · ${elapsedLabel(task.elapsedSeconds)}`;
+  const elapsed = elapsedLabel(task.elapsedSeconds);
+  return time === '' ? elapsed : `${time} · ${elapsed}`;
 }
 
 /**
