@@ -183,6 +183,8 @@ function codeSplitting(
   includeDependenciesRecursively: boolean;
   groups: {
     name: string | ((id: string, context: ChunkingContext) => string | null);
+    /** The group's label in rolldown's timing report, where `name` is a function (rolldown asks for one). */
+    debugName?: string;
     test?: (id: string) => boolean;
   }[];
 } {
@@ -197,6 +199,7 @@ function codeSplitting(
       // Whatever else the app imports as it loads, shared or not; the page's entry (main.ts,
       // boot.ts) keeps its own modules, as it runs before the app has loaded.
       {
+        debugName: APP_CHUNK,
         name: (id, context) =>
           id !== appEntry && staticGraph(context, appEntry).has(id) && !staticGraph(context, pageEntry).has(id)
             ? APP_CHUNK
