@@ -6,6 +6,7 @@ import type { ClientTransport } from '@shared/ipc/transport.js';
 import { createWsClient, type WebSocketLike } from '@shared/ipc/ws-client.js';
 import { WS_PATH } from '@shared/ipc/ws-connect.js';
 import { takeEarlySocket, TOKEN_STORAGE_KEY } from '@shared/ipc/early-socket.js';
+import { whenIdle } from './idle.js';
 
 export type DroverApi = Api<DroverContract>;
 
@@ -76,7 +77,7 @@ export function forgetTokenAfter(firstScreen: Promise<unknown>): void {
   const forget = (): void => {
     if (scheduled) return;
     scheduled = true;
-    whenIdle(forgetTokenInUrl);
+    whenIdle(forgetTokenInUrl, 1_000);
   };
   setTimeout(forget, FORGET_TOKEN_LATEST_MS);
   const drawn = (): void => void requestAnimationFrame(forget);
@@ -91,12 +92,6 @@ function forgetTokenInUrl(): void {
   params.delete('token');
   const query = params.toString();
   history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
-}
-
-/** Runs `work` once the page has a moment to spare (at most a second from now). */
-function whenIdle(work: () => void): void {
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(work, { timeout: 1_000 });
-  else setTimeout(work, 0);
 }
 
 /** The contract's requests over `transport`; built without the contract's schemas (createCallApi), so it is cheap to make first. */

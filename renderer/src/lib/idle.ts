@@ -5,6 +5,15 @@ export interface IdleScope {
 }
 
 /**
+ * Runs `task` at the page's next idle moment, and by `timeoutMs` from now at the latest; where
+ * the browser has no idle callbacks, once the current task is done.
+ */
+export function whenIdle(task: () => void, timeoutMs: number, scope: IdleScope = globalThis): void {
+  if (scope.requestIdleCallback) scope.requestIdleCallback(task, { timeout: timeoutMs });
+  else scope.setTimeout(task, 0);
+}
+
+/**
  * Runs `task` at the page's first idle moment once `after` has settled (either way), and by
  * `timeoutMs` after it at the latest: work the first screen must not wait for.
  */
@@ -14,10 +23,5 @@ export function whenIdleAfter(
   timeoutMs: number,
   scope: IdleScope = globalThis,
 ): void {
-  void after
-    .catch(() => undefined)
-    .then(() => {
-      if (scope.requestIdleCallback) scope.requestIdleCallback(task, { timeout: timeoutMs });
-      else scope.setTimeout(task, 0);
-    });
+  void after.catch(() => undefined).then(() => whenIdle(task, timeoutMs, scope));
 }
