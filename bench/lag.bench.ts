@@ -6,6 +6,9 @@
  * from this process every 50 ms, and the host's RSS each second. The baseline is the same host,
  * page attached, with no task, for 5 s. Not part of `npm test`: timings are not assertions.
  *
+ * The tasks run as Drover's defaults have them, below normal CPU priority (`background.lowerPriority`);
+ * `LAG_NORMAL_PRIORITY=1` turns that off, to see what the setting buys on this machine.
+ *
  * `LAG_CPU_PROF=<dir>` writes the host's CPU profile there (read it with bench/cpuprofile-top.ts).
  * `LAG_HOST_JS=<file>` runs another build of the host (a copy of `out/main` kept beside this
  * checkout, so it finds the same `node_modules` and renderer), to compare a change in the same harness.
@@ -131,9 +134,13 @@ async function main(): Promise<void> {
   const dataDir = join(dir, 'data');
   // One session runs all 50 at once (the defaults cap a session at 5 and Drover at 20).
   mkdirSync(dataDir);
+  const lowerPriority = process.env.LAG_NORMAL_PRIORITY !== '1';
   writeFileSync(
     join(dataDir, 'settings.json'),
-    JSON.stringify({ background: { maxConcurrent: TASKS, maxConcurrentTotal: TASKS } }),
+    JSON.stringify({ background: { maxConcurrent: TASKS, maxConcurrentTotal: TASKS, lowerPriority } }),
+  );
+  console.log(
+    `tasks run ${lowerPriority ? 'below normal CPU priority (the default)' : 'at normal CPU priority (LAG_NORMAL_PRIORITY=1)'}`,
   );
   const profileDir = process.env.LAG_CPU_PROF;
   const host = await startLagHost(dataDir, {

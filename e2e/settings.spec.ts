@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.js';
@@ -174,4 +175,55 @@ test('Desktop app: the choice on close and updates are saved to settings.json an
   await page.getByTestId('open-settings').click();
   await expect(page.getByTestId('settings-when-closed').getByRole('radio', { name: /Quit and stop/ })).toBeChecked();
   await expect(page.getByTestId('settings-auto-update')).toBeChecked();
+});
+
+test('Tasks start below normal CPU priority by default; turned off in Settings, the next task starts at normal priority', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
+  void pageProblems;
+  const headers = { Authorization: `Bearer ${host.token}` };
+  const created = await page.request.post(`${host.origin}/api/sessions`, { headers, data: { title: 'priority' } });
+  const sessionId = ((await created.json()) as { id: string }).id;
+  /** The nice value a task started now runs at, as `nice` itself prints it. */
+  const taskNice = async (): Promise<number> => {
+    const started = await page.request.post(`${host.origin}/api/sessions/${sessionId}/background-tasks`, {
+      headers,
+      data: { command: 'nice' },
+    });
+    expect(started.status(), await started.text()).toBe(201);
+    const { id } = (await started.json()) as { id: string };
+    let text = '';
+    await expect
+      .poll(async () => {
+        const res = await page.request.get(`${host.origin}/api/sessions/${sessionId}/background-tasks/${id}?tail=5`, {
+          headers,
+        });
+        const body = (await res.json()) as { task: { status: string }; output: { text: string } };
+        text = body.output.text;
+        return body.task.status;
+      })
+      .toBe('succeeded');
+    return Number(text.trim());
+  };
+  // A task is lowered to 19, the lowest; with the setting off it runs at the host's own (this process's).
+  const own = getPriority();
+  expect(await taskNice()).toBe(19);
+
+  await openSettings(page, host.url);
+  const row = page.locator('[data-testid="tunable"][data-id="background.lowerPriority"]');
+  await expect(row.getByTestId('tunable-value')).toHaveText('on');
+  await expect(row.getByTestId('tunable-source')).toHaveText('default');
+  await row.getByTestId('tunable-change').click();
+  await row.getByTestId('tunable-input').selectOption('off');
+  await row.getByTestId('tunable-save').click();
+  await expect(row.getByTestId('tunable-value')).toHaveText('off');
+  await expect(row.getByTestId('tunable-source')).toHaveText('settings.json');
+  expect(settingsFile(host.dataDir).background).toEqual({ lowerPriority: false });
+  await row.scrollIntoViewIfNeeded();
+  await shoot(page, testInfo, 'settings-lower-priority');
+
+  // Applied to the next task, without a restart.
+  expect(await taskNice()).toBe(own);
 });

@@ -170,6 +170,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     identify,
     ...(unixOs ? { processState: (pid: number) => unixOs.processState(pid) } : {}),
     passEnvironment: () => settings.current.tasks?.passEnvironment ?? [],
+    lowerPriority: () => pool.policy.lowerPriority,
     secretVariables: Object.values(KEY_VARIABLES),
     log: warn,
   });

@@ -5,6 +5,7 @@ import type { ContainerFactory } from '../process/containers.js';
 import { isCmd } from '../process/containers-windows.js';
 import { explainForkFailure } from '../process/fork-failure.js';
 import { LEGACY_MARK_VARIABLE } from '../process/identity.js';
+import { lowerPriority } from '../process/priority.js';
 import { PipeRunner } from './pipe-runner.js';
 import { TaskProcessHandle, type LeaderIo } from './process-handle.js';
 import { PtyRunner } from './pty-runner.js';
@@ -60,6 +61,8 @@ export interface CommandRunnerOptions {
   log?: (message: string) => void;
   /** Wraps a sandboxed task's shell in its session's sandbox; absent, a task asking for one fails to start. */
   sandbox?: SandboxWrapper;
+  /** Whether a task starting now runs below normal CPU priority (`background.lowerPriority`); absent: no. */
+  lowerPriority?: () => boolean;
 }
 
 /** What puts a command inside its session's sandbox: the program and arguments to run instead, and the variables they need. */
@@ -101,11 +104,15 @@ export class ShellLauncher {
   readonly #state: (pid: number) => string | null;
   readonly #containers: ContainerFactory;
   readonly #sandbox: SandboxWrapper | undefined;
+  readonly #lowerPriority: () => boolean;
+  /** Whether a failure to lower a task's priority was logged this run (it is said once). */
+  #priorityWarned = false;
   #folds: boolean | undefined;
 
   constructor(options: CommandRunnerOptions) {
     this.#containers = options.containers;
     this.#sandbox = options.sandbox;
+    this.#lowerPriority = options.lowerPriority ?? (() => false);
     this.#baseEnv = options.baseEnv ?? process.env;
     this.#pass = options.passEnvironment ?? (() => []);
     this.#secrets = options.secretVariables ?? [];
@@ -134,6 +141,7 @@ export class ShellLauncher {
     Object.assign(env, inner.env);
     const container = await this.#containers.create(spec.taskId, spec.mark);
     const gate = how.terminal ? (how.gate?.(spec.taskId) ?? null) : null;
+    const lower = this.#lowerPriority();
     let launch: { file: string; args: string[] };
     try {
       launch = container.wrap(inner.file, inner.args, {
@@ -155,6 +163,8 @@ export class ShellLauncher {
       const message = (error as Error).message;
       throw new StartError(`could not start ${this.shell}: ${/fork/i.test(message) ? explainForkFailure() : message}`);
     }
+    // At once, while the shell is still starting: what it starts inherits the lower priority.
+    if (lower) this.#lower(io.pid);
     const handle = new TaskProcessHandle(io, listener, container, this.#identify(io.pid), this.#state);
     gate?.release(io.terminalFd?.() ?? null, () => handle.leaderGone);
     try {
@@ -167,7 +177,16 @@ export class ShellLauncher {
       await handle.abort();
       throw new StartError((error as Error).message);
     }
+    // Anything the shell started before it was lowered is inside its cgroup by now: lowered too.
+    if (lower) for (const pid of container.enclosed?.() ?? []) this.#lower(pid);
     return handle;
+  }
+
+  #lower(pid: number): void {
+    const problem = lowerPriority(pid);
+    if (problem === null || this.#priorityWarned) return;
+    this.#priorityWarned = true;
+    this.log(`${problem}; such tasks run at normal priority (said once per run)`);
   }
 
   /**

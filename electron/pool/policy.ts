@@ -30,6 +30,8 @@ export interface PoolPolicy {
   agentMaxSteps: number;
   /** Tokens one sub-agent may use (as the provider reports them) before it is ended. */
   agentMaxTokens: number;
+  /** Command and monitor tasks run below normal CPU priority (process/priority.ts), set as each starts. */
+  lowerPriority: boolean;
 }
 
 export const DEFAULT_POLICY: PoolPolicy = {
@@ -48,6 +50,7 @@ export const DEFAULT_POLICY: PoolPolicy = {
   maxAgents: 4,
   agentMaxSteps: 40,
   agentMaxTokens: 1_000_000,
+  lowerPriority: true,
 };
 
 /**

@@ -29,6 +29,8 @@ export interface TaskContainer {
   isEmpty(): boolean;
   /** Every process of the task now. */
   members(): number[];
+  /** The processes inside the task's own cgroup, read without the search by mark; absent without a cgroup. */
+  enclosed?(): number[];
   /**
    * SIGTERM and SIGCONT to every process of the task. Resolves with the pids found outside the
    * container by their mark; null where there is no gentle stop to wait on, so a stop goes straight
@@ -268,6 +270,10 @@ class CgroupContainer implements TaskContainer {
 
   members(): number[] {
     return [...new Set([...this.#cgroups.members(this.cgroup), ...(this.#marked.pids(true) ?? [])])];
+  }
+
+  enclosed(): number[] {
+    return this.#cgroups.members(this.cgroup);
   }
 
   async terminate(): Promise<number[]> {

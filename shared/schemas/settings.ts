@@ -32,6 +32,8 @@ const BackgroundFieldsSchema = z.object({
   agentMaxTurns: z.number().int().min(1).max(500),
   /** Tokens one sub-agent may use. */
   agentMaxTokens: z.number().int().min(1000).max(100_000_000),
+  /** Tasks' processes run below normal CPU priority, so the app and the desktop stay responsive under their load. */
+  lowerPriority: z.boolean(),
 });
 export const BackgroundSettingsSchema = BackgroundFieldsSchema.partial().strict();
 export type BackgroundKey = keyof typeof BackgroundFieldsSchema.shape;

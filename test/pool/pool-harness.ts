@@ -40,6 +40,8 @@ export interface HarnessOptions {
   shell?: string;
   /** The environment tasks start from (default: this process's). */
   baseEnv?: NodeJS.ProcessEnv;
+  /** Whether tasks start below normal CPU priority (default: no, as a runner without the setting). */
+  lowerPriority?: () => boolean;
 }
 
 /** A real pool on a real database and real processes; only the folder is temporary. */
@@ -59,6 +61,7 @@ export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir(), 
     ...(options.log ? { log: options.log } : {}),
     ...(options.shell ? { shell: options.shell } : {}),
     ...(options.baseEnv ? { baseEnv: options.baseEnv } : {}),
+    ...(options.lowerPriority ? { lowerPriority: options.lowerPriority } : {}),
   });
   const runner = options.wrapRunner ? options.wrapRunner(commandRunner) : commandRunner;
   const open = (runId: string, extra: Partial<PoolPolicy> = {}, heartbeatMs?: number) =>

@@ -75,6 +75,14 @@ export const TUNABLES: readonly Tunable[] = [
     group: 'background',
   },
   {
+    id: 'background.lowerPriority',
+    label: 'Run tasks at lower CPU priority',
+    unit: 'switch',
+    applies:
+      'Applies to tasks started from now on. On, a busy task yields the processor to Drover and your other programs; off, tasks compete with them as equals.',
+    group: 'background',
+  },
+  {
     id: 'background.maxAgents',
     label: 'Background agents at once in a session, at most',
     unit: 'count',
