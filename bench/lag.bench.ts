@@ -6,8 +6,8 @@
  * from this process every 50 ms, and the host's RSS each second. The baseline is the same host,
  * page attached, with no task, for 5 s. Not part of `npm test`: timings are not assertions.
  *
- * The tasks run as Drover's defaults have them, below normal CPU priority (`background.lowerPriority`);
- * `LAG_NORMAL_PRIORITY=1` turns that off, to see what the setting buys on this machine.
+ * The tasks run at Drover's default nice value (`background.taskNice`); `LAG_TASK_NICE=N` runs them
+ * at N instead (0: the host's own), to see what the setting buys on this machine.
  *
  * `LAG_CPU_PROF=<dir>` writes the host's CPU profile there (read it with bench/cpuprofile-top.ts).
  * `LAG_HOST_JS=<file>` runs another build of the host (a copy of `out/main` kept beside this
@@ -134,14 +134,17 @@ async function main(): Promise<void> {
   const dataDir = join(dir, 'data');
   // One session runs all 50 at once (the defaults cap a session at 5 and Drover at 20).
   mkdirSync(dataDir);
-  const lowerPriority = process.env.LAG_NORMAL_PRIORITY !== '1';
+  const nice = process.env.LAG_TASK_NICE;
+  const taskNice = nice === undefined || nice === '' ? null : Number(nice);
+  if (taskNice !== null && !(Number.isInteger(taskNice) && taskNice >= 0 && taskNice <= 19))
+    throw new Error(`LAG_TASK_NICE must be a whole number from 0 to 19, not ${nice}`);
   writeFileSync(
     join(dataDir, 'settings.json'),
-    JSON.stringify({ background: { maxConcurrent: TASKS, maxConcurrentTotal: TASKS, lowerPriority } }),
+    JSON.stringify({
+      background: { maxConcurrent: TASKS, maxConcurrentTotal: TASKS, ...(taskNice === null ? {} : { taskNice }) },
+    }),
   );
-  console.log(
-    `tasks run ${lowerPriority ? 'below normal CPU priority (the default)' : 'at normal CPU priority (LAG_NORMAL_PRIORITY=1)'}`,
-  );
+  console.log(`tasks run at ${taskNice === null ? "Drover's default nice value" : `nice ${taskNice} (LAG_TASK_NICE)`}`);
   const profileDir = process.env.LAG_CPU_PROF;
   const host = await startLagHost(dataDir, {
     nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)] : [],

@@ -170,7 +170,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     identify,
     ...(unixOs ? { processState: (pid: number) => unixOs.processState(pid) } : {}),
     passEnvironment: () => settings.current.tasks?.passEnvironment ?? [],
-    lowerPriority: () => pool.policy.lowerPriority,
+    taskNice: () => pool.policy.taskNice,
     secretVariables: Object.values(KEY_VARIABLES),
     log: warn,
   });

@@ -77,7 +77,7 @@ const POLICY_FIELDS: { [K in BackgroundKey]: { field: keyof PoolPolicy; scale: n
   maxAgents: { field: 'maxAgents', scale: 1 },
   agentMaxTurns: { field: 'agentMaxSteps', scale: 1 },
   agentMaxTokens: { field: 'agentMaxTokens', scale: 1 },
-  lowerPriority: { field: 'lowerPriority', scale: 1 },
+  taskNice: { field: 'taskNice', scale: 1 },
 };
 
 function toPolicy(key: BackgroundKey, value: number | boolean): number | boolean {

@@ -61,8 +61,8 @@ export interface CommandRunnerOptions {
   log?: (message: string) => void;
   /** Wraps a sandboxed task's shell in its session's sandbox; absent, a task asking for one fails to start. */
   sandbox?: SandboxWrapper;
-  /** Whether a task starting now runs below normal CPU priority (`background.lowerPriority`); absent: no. */
-  lowerPriority?: () => boolean;
+  /** The nice value a task starting now runs at (`background.taskNice`); absent or 0: Drover's own. */
+  taskNice?: () => number;
 }
 
 /** What puts a command inside its session's sandbox: the program and arguments to run instead, and the variables they need. */
@@ -104,7 +104,7 @@ export class ShellLauncher {
   readonly #state: (pid: number) => string | null;
   readonly #containers: ContainerFactory;
   readonly #sandbox: SandboxWrapper | undefined;
-  readonly #lowerPriority: () => boolean;
+  readonly #taskNice: () => number;
   /** Whether a failure to lower a task's priority was logged this run (it is said once). */
   #priorityWarned = false;
   #folds: boolean | undefined;
@@ -112,7 +112,7 @@ export class ShellLauncher {
   constructor(options: CommandRunnerOptions) {
     this.#containers = options.containers;
     this.#sandbox = options.sandbox;
-    this.#lowerPriority = options.lowerPriority ?? (() => false);
+    this.#taskNice = options.taskNice ?? (() => 0);
     this.#baseEnv = options.baseEnv ?? process.env;
     this.#pass = options.passEnvironment ?? (() => []);
     this.#secrets = options.secretVariables ?? [];
@@ -141,7 +141,7 @@ export class ShellLauncher {
     Object.assign(env, inner.env);
     const container = await this.#containers.create(spec.taskId, spec.mark);
     const gate = how.terminal ? (how.gate?.(spec.taskId) ?? null) : null;
-    const lower = this.#lowerPriority();
+    const nice = this.#taskNice();
     let launch: { file: string; args: string[] };
     try {
       launch = container.wrap(inner.file, inner.args, {
@@ -164,7 +164,7 @@ export class ShellLauncher {
       throw new StartError(`could not start ${this.shell}: ${/fork/i.test(message) ? explainForkFailure() : message}`);
     }
     // At once, while the shell is still starting: what it starts inherits the lower priority.
-    if (lower) this.#lower(io.pid);
+    if (nice > 0) this.#lower(io.pid, nice);
     const handle = new TaskProcessHandle(io, listener, container, this.#identify(io.pid), this.#state);
     gate?.release(io.terminalFd?.() ?? null, () => handle.leaderGone);
     try {
@@ -178,12 +178,12 @@ export class ShellLauncher {
       throw new StartError((error as Error).message);
     }
     // Anything the shell started before it was lowered is inside its cgroup by now: lowered too.
-    if (lower) for (const pid of container.enclosed?.() ?? []) this.#lower(pid);
+    if (nice > 0) for (const pid of container.enclosed?.() ?? []) this.#lower(pid, nice);
     return handle;
   }
 
-  #lower(pid: number): void {
-    const problem = lowerPriority(pid);
+  #lower(pid: number, nice: number): void {
+    const problem = lowerPriority(pid, nice);
     if (problem === null || this.#priorityWarned) return;
     this.#priorityWarned = true;
     this.log(`${problem}; such tasks run at normal priority (said once per run)`);

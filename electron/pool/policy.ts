@@ -1,3 +1,5 @@
+import { DEFAULT_TASK_NICE } from '../process/priority.js';
+
 /** The pool's policy, stated once. Every figure here is a default a setting may change. */
 export interface PoolPolicy {
   /** Background tasks one session runs at once; the rest of its tasks wait in start order. */
@@ -30,8 +32,8 @@ export interface PoolPolicy {
   agentMaxSteps: number;
   /** Tokens one sub-agent may use (as the provider reports them) before it is ended. */
   agentMaxTokens: number;
-  /** Command and monitor tasks run below normal CPU priority (process/priority.ts), set as each starts. */
-  lowerPriority: boolean;
+  /** The nice value command and monitor tasks run at (process/priority.ts), set as each starts; 0: Drover's own. */
+  taskNice: number;
 }
 
 export const DEFAULT_POLICY: PoolPolicy = {
@@ -50,7 +52,7 @@ export const DEFAULT_POLICY: PoolPolicy = {
   maxAgents: 4,
   agentMaxSteps: 40,
   agentMaxTokens: 1_000_000,
-  lowerPriority: true,
+  taskNice: DEFAULT_TASK_NICE,
 };
 
 /**

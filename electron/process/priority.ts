@@ -1,21 +1,20 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { constants as osConstants, getPriority, setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 
 /**
- * The priority of a task at lower priority, as background work gets it: the lowest nice value
- * (19) on Linux and macOS, so a busy task takes only what Drover and other programs leave
- * (measured, issue #18: with 50 chatty tasks at 0 the host's answers waited up to 80 ms for a
- * processor, at 10 up to 55 ms, at 19 about 20 ms). On Windows the "below normal" class: there a
- * lower class is served only while no higher one is ready, and "idle" would starve a build
- * behind any busy program. Processes the task starts inherit it.
+ * The nice value tasks run at unless `background.taskNice` says otherwise: what plain `nice` gives,
+ * and the "below normal" class on Windows (Node maps 10 to 18 there; 19 is "idle", served only
+ * while nothing else is ready). A lower priority is a trade: under 50 chatty tasks on two cores the
+ * host's answers waited up to 80 ms for a processor with tasks at 0, about 50 at 10 and 20 at 19
+ * (issue #18), while a task competing with two busy programs of normal priority took 7 times as
+ * long at 10 as at 0, and 28 times at 19.
  */
-export const LOWER_NICE =
-  process.platform === 'win32' ? osConstants.priority.PRIORITY_BELOW_NORMAL : osConstants.priority.PRIORITY_LOW;
+export const DEFAULT_TASK_NICE = 10;
 
 /**
- * Lowers a task's process to `nice` (LOWER_NICE) where it runs at a higher priority; never raises
- * one (a task started under an already nicer Drover keeps its value). Returns why it could not, in
- * words; null when done or when the process has already gone.
+ * Lowers a task's process to `nice` where it runs at a higher priority; never raises one (a task
+ * started under an already nicer Drover keeps its value). Returns why it could not, in words;
+ * null when done or when the process has already gone.
  *
  * On Linux the scheduler may also weigh whole sessions against each other (autogroup: each
  * session one group, every group an equal share whatever its processes' nice values). A task's
@@ -23,7 +22,7 @@ export const LOWER_NICE =
  * shared by everything the task starts, those already running included. It is changed only for
  * a process that leads its own session: never a group this process, or another program, is in.
  */
-export function lowerPriority(pid: number, nice = LOWER_NICE): string | null {
+export function lowerPriority(pid: number, nice: number): string | null {
   try {
     if (getPriority(pid) < nice) setPriority(pid, nice);
   } catch (error) {

@@ -32,8 +32,11 @@ const BackgroundFieldsSchema = z.object({
   agentMaxTurns: z.number().int().min(1).max(500),
   /** Tokens one sub-agent may use. */
   agentMaxTokens: z.number().int().min(1000).max(100_000_000),
-  /** Tasks' processes run below normal CPU priority, so the app and the desktop stay responsive under their load. */
-  lowerPriority: z.boolean(),
+  /**
+   * The nice value tasks' processes run at: 0 as Drover itself, up to 19, the lowest, so a busy task
+   * leaves the processor to the app and other programs first (Windows: 10 to 18 below normal, 19 idle).
+   */
+  taskNice: z.number().int().min(0).max(19),
 });
 export const BackgroundSettingsSchema = BackgroundFieldsSchema.partial().strict();
 export type BackgroundKey = keyof typeof BackgroundFieldsSchema.shape;

@@ -40,8 +40,8 @@ export interface HarnessOptions {
   shell?: string;
   /** The environment tasks start from (default: this process's). */
   baseEnv?: NodeJS.ProcessEnv;
-  /** Whether tasks start below normal CPU priority (default: no, as a runner without the setting). */
-  lowerPriority?: () => boolean;
+  /** The nice value tasks start at (default: Drover's own, as a runner without the setting). */
+  taskNice?: () => number;
 }
 
 /** A real pool on a real database and real processes; only the folder is temporary. */
@@ -61,7 +61,7 @@ export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir(), 
     ...(options.log ? { log: options.log } : {}),
     ...(options.shell ? { shell: options.shell } : {}),
     ...(options.baseEnv ? { baseEnv: options.baseEnv } : {}),
-    ...(options.lowerPriority ? { lowerPriority: options.lowerPriority } : {}),
+    ...(options.taskNice ? { taskNice: options.taskNice } : {}),
   });
   const runner = options.wrapRunner ? options.wrapRunner(commandRunner) : commandRunner;
   const open = (runId: string, extra: Partial<PoolPolicy> = {}, heartbeatMs?: number) =>

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LOWER_NICE, lowerPriority, sessionOf } from '../../electron/process/priority.js';
+import { DEFAULT_TASK_NICE, lowerPriority, sessionOf } from '../../electron/process/priority.js';
 import { unixContainers } from '../../electron/process/containers.js';
 import { currentUnixOs } from '../../electron/process/unix-os.js';
 import { makePool, type Harness, type HarnessOptions } from '../pool/pool-harness.js';
@@ -25,7 +25,8 @@ const groupNice = (pid: number | 'self') =>
   Number(/nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
 /** This process's own nice value: a task never ends up above it, lowered or not. */
 const own = getPriority();
-const lowered = Math.max(own, LOWER_NICE);
+const NICE = DEFAULT_TASK_NICE;
+const lowered = Math.max(own, NICE);
 
 function sleeper(detached: boolean, prefix: string[] = []): ChildProcess {
   const [file, ...args] = [...prefix, 'sleep', '30'];
@@ -38,9 +39,9 @@ describe('lowerPriority', () => {
   it("lowers a session leader's nice value and its session's scheduling group", () => {
     const child = sleeper(true);
     expect(sessionOf(child.pid!)).toBe(child.pid);
-    expect(lowerPriority(child.pid!)).toBeNull();
+    expect(lowerPriority(child.pid!, NICE)).toBeNull();
     expect(getPriority(child.pid!)).toBe(lowered);
-    if (hasAutogroup) expect(groupNice(child.pid!)).toBe(LOWER_NICE);
+    if (hasAutogroup) expect(groupNice(child.pid!)).toBe(NICE);
   });
 
   it("never touches the scheduling group of a process that is not its session's leader (Drover's own, here)", () => {
@@ -48,7 +49,7 @@ describe('lowerPriority', () => {
     const before = readFileSync('/proc/self/autogroup', 'utf8');
     const child = sleeper(false);
     expect(sessionOf(child.pid!)).not.toBe(child.pid);
-    expect(lowerPriority(child.pid!)).toBeNull();
+    expect(lowerPriority(child.pid!, NICE)).toBeNull();
     expect(getPriority(child.pid!)).toBe(lowered);
     expect(readFileSync('/proc/self/autogroup', 'utf8')).toBe(before);
     expect(readFileSync(`/proc/${child.pid}/autogroup`, 'utf8')).toBe(before);
@@ -66,7 +67,7 @@ describe('lowerPriority', () => {
   it('a process already gone is no failure', async () => {
     const child = spawn('true', [], { stdio: 'ignore' });
     await new Promise((done) => child.once('exit', done));
-    expect(lowerPriority(child.pid!)).toBeNull();
+    expect(lowerPriority(child.pid!, NICE)).toBeNull();
   });
 });
 
@@ -105,21 +106,21 @@ describe.each(modes)('tasks in a %s', (mode) => {
   };
 
   for (const tty of [false, true]) {
-    it(`on ${tty ? 'a terminal' : 'pipes'}: started below normal priority with the setting on, at Drover's own with it off`, async () => {
-      let on = true;
-      const h = harness({ lowerPriority: () => on });
+    it(`on ${tty ? 'a terminal' : 'pipes'}: started at the nice value set, at Drover's own with 0`, async () => {
+      let nice = NICE;
+      const h = harness({ taskNice: () => nice });
       const { pool, sessionId } = h;
       const low = await pool.start({ sessionId, command, cwd: tmpdir(), tty });
       await goOn(h, low.id);
       expect((await pool.waitFor(low.id, 10_000))?.status).toBe('succeeded');
-      on = false;
+      nice = 0;
       const normal = await pool.start({ sessionId, command, cwd: tmpdir(), tty });
       await goOn(h, normal.id);
       expect((await pool.waitFor(normal.id, 10_000))?.status).toBe('succeeded');
       expect(printed(low.logPath).slice(0, 2)).toEqual([String(lowered), String(lowered)]);
       expect(printed(normal.logPath).slice(0, 2)).toEqual([String(own), String(own)]);
       if (hasAutogroup) {
-        expect(printed(low.logPath)[2]).toMatch(new RegExp(`nice ${LOWER_NICE}$`));
+        expect(printed(low.logPath)[2]).toMatch(new RegExp(`nice ${NICE}$`));
         expect(printed(normal.logPath)[2]).toMatch(/nice 0$/);
       }
     });
@@ -127,7 +128,7 @@ describe.each(modes)('tasks in a %s', (mode) => {
 
   if (mode === 'cgroup')
     it('a process the shell started before it was lowered is lowered too once the task has started', async () => {
-      const h = harness({ lowerPriority: () => true });
+      const h = harness({ taskNice: () => NICE });
       const task = await h.pool.start({
         sessionId: h.sessionId,
         command: 'sleep 30 & echo "child=$!"; read -r go; kill $!',

@@ -75,11 +75,11 @@ export const TUNABLES: readonly Tunable[] = [
     group: 'background',
   },
   {
-    id: 'background.lowerPriority',
-    label: 'Run tasks at lower CPU priority',
-    unit: 'switch',
+    id: 'background.taskNice',
+    label: 'CPU priority of tasks (nice value)',
+    unit: 'count',
     applies:
-      'Applies to tasks started from now on. On, a busy task yields the processor to Drover and your other programs; off, tasks compete with them as equals.',
+      'Applies to tasks started from now on. 0 runs them as Drover itself; higher, a busy task leaves the processor to Drover and your other programs first; 19, only what they leave.',
     group: 'background',
   },
   {
