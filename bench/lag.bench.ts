@@ -129,22 +129,31 @@ const infoLine = (w: Window) =>
 const cpuLine = (w: Window) =>
   `host CPU ${fmt(w.cpuShare * 100, 0)} % of a core, machine load ${fmt(w.load)} on ${availableParallelism()} cores`;
 
-async function main(): Promise<void> {
+/** LAG_TASK_NICE, checked; null when not given. */
+function niceFromEnvironment(): number | null {
+  const nice = process.env.LAG_TASK_NICE;
+  if (nice === undefined || nice === '') return null;
+  const value = Number(nice);
+  if (!(Number.isInteger(value) && value >= 0 && value <= 19))
+    throw new Error(`LAG_TASK_NICE must be a whole number from 0 to 19, not ${nice}`);
+  return value;
+}
+
+/**
+ * One host under the load. `taskNice`: the tasks' nice value (null: Drover's default); `suffix`
+ * goes after each figure's name; `memory`: whether the memory figure is recorded too.
+ */
+async function measureLoad(taskNice: number | null, suffix: string, memory: boolean): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'drover-bench-lag-'));
   const dataDir = join(dir, 'data');
   // One session runs all 50 at once (the defaults cap a session at 5 and Drover at 20).
   mkdirSync(dataDir);
-  const nice = process.env.LAG_TASK_NICE;
-  const taskNice = nice === undefined || nice === '' ? null : Number(nice);
-  if (taskNice !== null && !(Number.isInteger(taskNice) && taskNice >= 0 && taskNice <= 19))
-    throw new Error(`LAG_TASK_NICE must be a whole number from 0 to 19, not ${nice}`);
   writeFileSync(
     join(dataDir, 'settings.json'),
     JSON.stringify({
       background: { maxConcurrent: TASKS, maxConcurrentTotal: TASKS, ...(taskNice === null ? {} : { taskNice }) },
     }),
   );
-  console.log(`tasks run at ${taskNice === null ? "Drover's default nice value" : `nice ${taskNice} (LAG_TASK_NICE)`}`);
   const profileDir = process.env.LAG_CPU_PROF;
   const host = await startLagHost(dataDir, {
     nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)] : [],
@@ -181,7 +190,7 @@ async function main(): Promise<void> {
     const loadP99 = quantile(load.info, 0.99);
     recordFigure(
       figure(
-        `host event-loop lag p99, ${TASKS} chatty tasks`,
+        `host event-loop lag p99, ${TASKS} chatty tasks${suffix}`,
         load.lag.p99,
         'ms',
         idle.lag.p99,
@@ -191,7 +200,7 @@ async function main(): Promise<void> {
     );
     recordFigure(
       figure(
-        `/api/info p99, ${TASKS} chatty tasks`,
+        `/api/info p99, ${TASKS} chatty tasks${suffix}`,
         loadP99,
         'ms',
         idleP99,
@@ -199,22 +208,23 @@ async function main(): Promise<void> {
         loadP99 < TARGET_INFO_P99_MS,
       ),
     );
-    recordFigure(
-      figure(
-        `host memory second ${MEMORY_FROM_SECOND} to ${LOAD_SECONDS}, ${TASKS} chatty tasks`,
-        to.mb,
-        'MB',
-        from.mb,
-        `ratio within 1 ± ${TARGET_MEMORY_CHANGE}`,
-        Math.abs(memoryRatio - 1) <= TARGET_MEMORY_CHANGE,
-      ),
-    );
+    if (memory)
+      recordFigure(
+        figure(
+          `host memory second ${MEMORY_FROM_SECOND} to ${LOAD_SECONDS}, ${TASKS} chatty tasks`,
+          to.mb,
+          'MB',
+          from.mb,
+          `ratio within 1 ± ${TARGET_MEMORY_CHANGE}`,
+          Math.abs(memoryRatio - 1) <= TARGET_MEMORY_CHANGE,
+        ),
+      );
     console.log(
       `idle host (page attached, no task, ${IDLE_SECONDS} s): ${lagLine(idle.lag)}; ${infoLine(idle)}; ${cpuLine(idle)}; ` +
         `RSS ${fmt(idle.rss[0]!.mb)} -> ${fmt(idle.rss.at(-1)!.mb)} MB`,
     );
     console.log(
-      `${TASKS} chatty tasks (${LOAD_SECONDS} s, ${fmt(printed / 1e6 / LOAD_SECONDS, 2)} MB/s printed in all, ` +
+      `${TASKS} chatty tasks${suffix} (${LOAD_SECONDS} s, ${fmt(printed / 1e6 / LOAD_SECONDS, 2)} MB/s printed in all, ` +
         `${stillRunning} still running at the end): ${lagLine(load.lag)} (target p99 < ${TARGET_LAG_P99_MS} ms); ` +
         `${infoLine(load)} (target p99 < ${TARGET_INFO_P99_MS} ms); RSS at ${fmt(from.atMs / 1000, 0)} s ${fmt(from.mb)} MB, ` +
         `at ${fmt(to.atMs / 1000, 0)} s ${fmt(to.mb)} MB, ratio ${fmt(memoryRatio, 2)} (target within 1 ± ${TARGET_MEMORY_CHANGE}); ${cpuLine(load)}`,
@@ -224,6 +234,14 @@ async function main(): Promise<void> {
     await host.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  const nice = niceFromEnvironment();
+  if (nice !== null) return measureLoad(nice, ` at nice ${nice} (LAG_TASK_NICE)`, true);
+  // Drover's default, then the lowest priority the setting offers: what it buys on this machine.
+  await measureLoad(null, '', true);
+  await measureLoad(19, ' at nice 19 (background.taskNice)', false);
 }
 
 await main();

@@ -177,7 +177,7 @@ test('Desktop app: the choice on close and updates are saved to settings.json an
   await expect(page.getByTestId('settings-auto-update')).toBeChecked();
 });
 
-test("Tasks start at nice 10 by default; set to 0 in Settings, the next task starts at Drover's own priority", async ({
+test("Tasks start at Drover's own priority by default; set to 19 in Settings, the next task starts at the lowest", async ({
   page,
   host,
   pageProblems,
@@ -207,27 +207,27 @@ test("Tasks start at nice 10 by default; set to 0 in Settings, the next task sta
       .toBe('succeeded');
     return Number(text.trim());
   };
-  // The host runs at this process's nice value: a task is lowered to 10, never raised above the host.
+  // The host runs at this process's nice value, and by default so do its tasks.
   const own = getPriority();
-  expect(await taskNice()).toBe(Math.max(own, 10));
+  expect(await taskNice()).toBe(own);
 
   await openSettings(page, host.url);
   const row = page.locator('[data-testid="tunable"][data-id="background.taskNice"]');
-  await expect(row.getByTestId('tunable-value')).toHaveText('10');
+  await expect(row.getByTestId('tunable-value')).toHaveText('0');
   await expect(row.getByTestId('tunable-source')).toHaveText('default');
   await row.getByTestId('tunable-change').click();
   await row.getByTestId('tunable-input').fill('20');
   await row.getByTestId('tunable-save').click();
   await expect(row.getByTestId('tunable-error')).toContainText('background.taskNice');
   await expect(row.getByTestId('tunable-error')).toContainText('from 0 to 19');
-  await row.getByTestId('tunable-input').fill('0');
+  await row.getByTestId('tunable-input').fill('19');
   await row.getByTestId('tunable-save').click();
-  await expect(row.getByTestId('tunable-value')).toHaveText('0');
+  await expect(row.getByTestId('tunable-value')).toHaveText('19');
   await expect(row.getByTestId('tunable-source')).toHaveText('settings.json');
-  expect(settingsFile(host.dataDir).background).toEqual({ taskNice: 0 });
+  expect(settingsFile(host.dataDir).background).toEqual({ taskNice: 19 });
   await row.scrollIntoViewIfNeeded();
   await shoot(page, testInfo, 'settings-task-nice');
 
   // Applied to the next task, without a restart.
-  expect(await taskNice()).toBe(own);
+  expect(await taskNice()).toBe(19);
 });

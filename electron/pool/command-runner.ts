@@ -186,7 +186,7 @@ export class ShellLauncher {
     const problem = lowerPriority(pid, nice);
     if (problem === null || this.#priorityWarned) return;
     this.#priorityWarned = true;
-    this.log(`${problem}; such tasks run at normal priority (said once per run)`);
+    this.log(`${problem}; such tasks run at Drover's own priority (said once per run)`);
   }
 
   /**

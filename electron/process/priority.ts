@@ -2,14 +2,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 /**
- * The nice value tasks run at unless `background.taskNice` says otherwise: what plain `nice` gives,
- * and the "below normal" class on Windows (Node maps 10 to 18 there; 19 is "idle", served only
- * while nothing else is ready). A lower priority is a trade: under 50 chatty tasks on two cores the
- * host's answers waited up to 80 ms for a processor with tasks at 0, about 50 at 10 and 20 at 19
- * (issue #18), while a task competing with two busy programs of normal priority took 7 times as
- * long at 10 as at 0, and 28 times at 19.
+ * The nice value tasks run at unless `background.taskNice` says otherwise: 0, Drover's own. A lower
+ * priority is a trade, so it is the person's to make: under 50 chatty tasks on two cores the host's
+ * answers waited up to 80 ms for a processor with tasks at 0, about 50 at 10 and 20 at 19 (issue
+ * #18), while a task competing with two busy programs of normal priority took 7 times as long at
+ * 10 as at 0, and 28 times at 19. On Windows Node maps 10 to 18 to "below normal" and 19 to
+ * "idle" (served only while nothing else is ready); 1 to 9 change nothing there.
  */
-export const DEFAULT_TASK_NICE = 10;
+export const DEFAULT_TASK_NICE = 0;
 
 /**
  * Lowers a task's process to `nice` where it runs at a higher priority; never raises one (a task

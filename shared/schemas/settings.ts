@@ -33,8 +33,8 @@ const BackgroundFieldsSchema = z.object({
   /** Tokens one sub-agent may use. */
   agentMaxTokens: z.number().int().min(1000).max(100_000_000),
   /**
-   * The nice value tasks' processes run at: 0 as Drover itself, up to 19, the lowest, so a busy task
-   * leaves the processor to the app and other programs first (Windows: 10 to 18 below normal, 19 idle).
+   * The nice value tasks' processes run at: 0 (the default) as Drover itself, up to 19, the lowest, so a
+   * busy task leaves the processor to the app and other programs first (Windows: 10 to 18 below normal, 19 idle).
    */
   taskNice: z.number().int().min(0).max(19),
 });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_TASK_NICE, lowerPriority, sessionOf } from '../../electron/process/priority.js';
+import { lowerPriority, sessionOf } from '../../electron/process/priority.js';
 import { unixContainers } from '../../electron/process/containers.js';
 import { currentUnixOs } from '../../electron/process/unix-os.js';
 import { makePool, type Harness, type HarnessOptions } from '../pool/pool-harness.js';
@@ -25,7 +25,8 @@ const groupNice = (pid: number | 'self') =>
   Number(/nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
 /** This process's own nice value: a task never ends up above it, lowered or not. */
 const own = getPriority();
-const NICE = DEFAULT_TASK_NICE;
+/** The value these tests lower to: `nice`'s own default, below any test runner's. */
+const NICE = 10;
 const lowered = Math.max(own, NICE);
 
 function sleeper(detached: boolean, prefix: string[] = []): ChildProcess {

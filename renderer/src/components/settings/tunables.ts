@@ -79,7 +79,7 @@ export const TUNABLES: readonly Tunable[] = [
     label: 'CPU priority of tasks (nice value)',
     unit: 'count',
     applies:
-      'Applies to tasks started from now on. 0 runs them as Drover itself; higher, a busy task leaves the processor to Drover and your other programs first; 19, only what they leave.',
+      'Applies to tasks started from now on. 0 runs them as Drover itself; higher, a busy task leaves the processor to Drover and your other programs first, and is slower while they are busy; 19, it takes only what they leave.',
     group: 'background',
   },
   {
