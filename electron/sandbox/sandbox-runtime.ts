@@ -52,11 +52,22 @@ function workerSource(): { code: string; eval: true } | { file: string; eval: fa
 }
 
 /**
+ * The library gives its two host-side bridges 0.6 s in all to make their sockets (Linux), and on a
+ * machine busy enough they need longer: the start fails with "Failed to create bridge sockets".
+ * That failure alone is tried again, in a fresh worker (the library's state is per worker, and its
+ * own cleanup of the failed start runs on in the background), up to this many starts in all.
+ */
+export const START_ATTEMPTS = 3;
+const SLOW_BRIDGES = /failed to create bridge sockets/i;
+
+/**
  * One session's sandbox: a worker thread holding @anthropic-ai/sandbox-runtime with the session's
  * policy and its own network proxy. Commands are wrapped here and run by the pool as usual.
  */
 export class SessionRuntime {
-  readonly #worker: Worker;
+  #worker: Worker;
+  #config: RuntimeConfig;
+  readonly #place: { cwd: string; tmpdir: string };
   readonly #hooks: RuntimeHooks;
   readonly #waiting = new Map<
     number,
@@ -67,55 +78,76 @@ export class SessionRuntime {
   #closed: Promise<void> | null = null;
   #dead: Error | null = null;
 
+  #started: () => void = () => {};
+  #failed: (error: Error) => void = () => {};
+
   constructor(config: RuntimeConfig, hooks: RuntimeHooks, place: { cwd: string; tmpdir: string }) {
     this.#hooks = hooks;
-    const source = workerSource();
-    this.#worker = source.eval ? new Worker(source.code, { eval: true }) : new Worker(source.file);
-    this.#worker.unref();
-    let started: (() => void) | null = null;
-    let failed: ((error: Error) => void) | null = null;
+    this.#config = config;
+    this.#place = place;
     this.#ready = new Promise<void>((resolve, reject) => {
-      started = resolve;
-      failed = reject;
+      this.#started = resolve;
+      this.#failed = reject;
     });
-    this.#worker.on('message', (message: WorkerReply) => {
-      switch (message.t) {
-        case 'ready':
-          started?.();
-          return;
-        case 'failed':
-          failed?.(new Error(message.message));
-          return;
-        case 'wrapped':
-          this.#waiting.get(message.id)?.resolve({ argv: message.argv, env: message.env });
-          this.#waiting.delete(message.id);
-          return;
-        case 'error':
-          this.#waiting.get(message.id)?.reject(new Error(message.message));
-          this.#waiting.delete(message.id);
-          return;
-        case 'ask':
-          void this.#hooks
-            .ask(message.host, message.port)
-            .catch(() => false)
-            .then((allowed) => this.#send({ t: 'answer', id: message.id, allowed }));
-          return;
-        case 'violation':
-          this.#hooks.violation(message.taskId, message.line);
-          return;
-        case 'reset-done':
-          return;
+    this.#worker = this.#spawn(1);
+  }
+
+  /** A worker with the library, started with the latest configuration: the `attempt`th start. */
+  #spawn(attempt: number): Worker {
+    const source = workerSource();
+    const worker = source.eval ? new Worker(source.code, { eval: true }) : new Worker(source.file);
+    worker.unref();
+    worker.on('message', (message: WorkerReply) => {
+      if (message.t === 'failed' && attempt < START_ATTEMPTS && SLOW_BRIDGES.test(message.message) && !this.#closed) {
+        // Its bridges end with it (bridgeProgram); its other handlers go first, so its end is no death.
+        worker.removeAllListeners();
+        worker.on('error', () => {});
+        void worker.terminate();
+        this.#worker = this.#spawn(attempt + 1);
+        return;
       }
+      this.#receive(message);
     });
     const die = (error: Error) => {
       this.#dead = error;
-      failed?.(error);
+      this.#failed(error);
       for (const waiting of this.#waiting.values()) waiting.reject(error);
       this.#waiting.clear();
     };
-    this.#worker.on('error', die);
-    this.#worker.on('exit', (code) => die(new Error(`the sandbox worker stopped (exit ${code})`)));
-    this.#send({ t: 'init', config, cwd: place.cwd, tmpdir: place.tmpdir });
+    worker.on('error', die);
+    worker.on('exit', (code) => die(new Error(`the sandbox worker stopped (exit ${code})`)));
+    worker.postMessage({ t: 'init', config: this.#config, cwd: this.#place.cwd, tmpdir: this.#place.tmpdir });
+    return worker;
+  }
+
+  #receive(message: WorkerReply): void {
+    switch (message.t) {
+      case 'ready':
+        this.#started();
+        return;
+      case 'failed':
+        this.#failed(new Error(message.message));
+        return;
+      case 'wrapped':
+        this.#waiting.get(message.id)?.resolve({ argv: message.argv, env: message.env });
+        this.#waiting.delete(message.id);
+        return;
+      case 'error':
+        this.#waiting.get(message.id)?.reject(new Error(message.message));
+        this.#waiting.delete(message.id);
+        return;
+      case 'ask':
+        void this.#hooks
+          .ask(message.host, message.port)
+          .catch(() => false)
+          .then((allowed) => this.#send({ t: 'answer', id: message.id, allowed }));
+        return;
+      case 'violation':
+        this.#hooks.violation(message.taskId, message.line);
+        return;
+      case 'reset-done':
+        return;
+    }
   }
 
   /** The worker has stopped (crashed, or failed to start): this runtime wraps nothing more. */
@@ -147,6 +179,7 @@ export class SessionRuntime {
 
   /** A new policy: the network lists apply at once, to running tasks too; paths from the next command on. */
   update(config: RuntimeConfig): void {
+    this.#config = config;
     this.#send({ t: 'update', config });
   }
 

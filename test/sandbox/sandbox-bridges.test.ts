@@ -3,9 +3,11 @@
  * sandbox, even when its worker dies without cleaning up (as it would if Drover crashed).
  */
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bridgeProgram } from '../../electron/sandbox/sandbox-service.js';
-import { SessionRuntime } from '../../electron/sandbox/sandbox-runtime.js';
+import { SessionRuntime, START_ATTEMPTS } from '../../electron/sandbox/sandbox-runtime.js';
 import { tempDir, until } from '../helpers.js';
 
 /**
@@ -43,5 +45,58 @@ describe("the sandbox's network bridges", () => {
     // The worker dies as in a crash: no reset, nothing of the library's cleanup runs.
     await runtime.terminateAbruptly();
     await until(() => started.every((pid) => !bridges().includes(pid)), 'the bridges to end', 5_000);
+  });
+});
+
+describe("the sandbox's start on a busy machine", () => {
+  /**
+   * A bridge program whose first starts are slow: every start within `slowForMs` of the first
+   * sleeps 1.5 s before it runs the real one (the library waits 0.6 s for the bridges' sockets).
+   */
+  function slowBridges(slowForMs: number): string {
+    const dataDir = tempDir();
+    const real = bridgeProgram(dataDir, () => {})!;
+    const first = join(dataDir, 'first-start');
+    const script = join(dataDir, 'slow-bridge');
+    writeFileSync(
+      script,
+      '#!/bin/sh\n' +
+        `(set -C; date +%s%N > '${first}') 2>/dev/null\n` +
+        `elapsed=$(( ($(date +%s%N) - $(cat '${first}')) / 1000000 ))\n` +
+        `[ "$elapsed" -lt ${slowForMs} ] && sleep 1.5\n` +
+        `exec '${real}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    return script;
+  }
+  const runtimeWith = (socatPath: string) =>
+    new SessionRuntime(
+      {
+        socatPath,
+        network: { allowedDomains: [], deniedDomains: [], allowLocalBinding: false },
+        filesystem: { denyRead: [], allowRead: [socatPath], allowWrite: [tempDir()], denyWrite: [] },
+      },
+      { ask: async () => false, violation: () => {} },
+      { cwd: tempDir(), tmpdir: tempDir() },
+    );
+
+  it('bridges too slow for the library at first: started again in a fresh worker, and the sandbox works', async () => {
+    const runtime = runtimeWith(slowBridges(500));
+    try {
+      await runtime.ready();
+      const { argv } = await runtime.wrap('bg_1', 'echo inside', 'echo inside', '/bin/sh', tempDir());
+      expect(argv.length).toBeGreaterThan(0);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it(`bridges that stay too slow: the start fails with the library's reason after ${START_ATTEMPTS} tries`, async () => {
+    const runtime = runtimeWith(slowBridges(600_000));
+    try {
+      await expect(runtime.ready()).rejects.toThrow(/bridge sockets/);
+    } finally {
+      await runtime.close();
+    }
   });
 });
