@@ -178,7 +178,7 @@ export class ShellLauncher {
       throw new StartError((error as Error).message);
     }
     // Anything the shell started before it was lowered is inside its cgroup by now: lowered too.
-    if (nice > 0) for (const pid of container.enclosed?.() ?? []) this.#lower(pid, nice);
+    if (nice > 0) for (const pid of container.enclosed?.() ?? []) if (pid !== io.pid) this.#lower(pid, nice);
     return handle;
   }
 

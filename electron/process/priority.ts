@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
+import { linuxStat } from './unix-os.js';
 
 /**
  * The nice value tasks run at unless `background.taskNice` says otherwise: 0, Drover's own. A lower
@@ -37,7 +38,7 @@ function lowerSessionGroup(pid: number, target: number): string | null {
   const file = `/proc/${pid}/autogroup`;
   let current: string;
   try {
-    if (sessionOf(pid) !== pid) return null;
+    if (Number(linuxStat(pid)?.[3]) !== pid) return null;
     current = readFileSync(file, 'utf8');
   } catch {
     // Gone, or a kernel without autogroups (no such file): nothing to lower.
@@ -52,13 +53,6 @@ function lowerSessionGroup(pid: number, target: number): string | null {
     return `could not lower the scheduling group of process ${pid}: ${(error as Error).message}`;
   }
   return null;
-}
-
-/** The session id of a process, from /proc/<pid>/stat (after the name in parentheses, field 6). */
-export function sessionOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[3]);
 }
 
 function isGone(error: unknown): boolean {

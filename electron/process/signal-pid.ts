@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { sendSignal } from './unix-os.js';
+import { linuxStat, sendSignal } from './unix-os.js';
 
 /**
  * Stopping one process Drover did not start: it is signalled alone, never as a group (its group
@@ -28,16 +27,6 @@ export interface PidEnded {
   pid: number;
   /** The signal that ended it: SIGTERM within the grace, else SIGKILL. */
   signal: 'SIGTERM' | 'SIGKILL';
-}
-
-/** The fields of /proc/<pid>/stat after the command name: [0] state, [2] pgrp, [19] start time. */
-function linuxStat(pid: number | 'self'): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return null;
-  }
 }
 
 /** macOS and the BSDs: `ps` gives the group and state; start time as it prints it. */

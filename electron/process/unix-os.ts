@@ -59,7 +59,8 @@ function checkedTarget(n: number): number {
   return n;
 }
 
-function linuxStat(pid: number): string[] | null {
+/** The fields of /proc/<pid>/stat after the command name: [0] state, [2] pgrp, [3] session, [19] start time; null when it is gone. */
+export function linuxStat(pid: number | 'self'): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lowerPriority, sessionOf } from '../../electron/process/priority.js';
+import { lowerPriority } from '../../electron/process/priority.js';
+import { linuxStat } from '../../electron/process/unix-os.js';
 import { unixContainers } from '../../electron/process/containers.js';
 import { currentUnixOs } from '../../electron/process/unix-os.js';
 import { makePool, type Harness, type HarnessOptions } from '../pool/pool-harness.js';
@@ -39,7 +40,7 @@ function sleeper(detached: boolean, prefix: string[] = []): ChildProcess {
 describe('lowerPriority', () => {
   it("lowers a session leader's nice value and its session's scheduling group", () => {
     const child = sleeper(true);
-    expect(sessionOf(child.pid!)).toBe(child.pid);
+    expect(Number(linuxStat(child.pid!)?.[3])).toBe(child.pid);
     expect(lowerPriority(child.pid!, NICE)).toBeNull();
     expect(getPriority(child.pid!)).toBe(lowered);
     if (hasAutogroup) expect(groupNice(child.pid!)).toBe(NICE);
@@ -49,7 +50,7 @@ describe('lowerPriority', () => {
     if (!hasAutogroup) return expect(existsSync('/proc/self/autogroup')).toBe(false);
     const before = readFileSync('/proc/self/autogroup', 'utf8');
     const child = sleeper(false);
-    expect(sessionOf(child.pid!)).not.toBe(child.pid);
+    expect(Number(linuxStat(child.pid!)?.[3])).not.toBe(child.pid);
     expect(lowerPriority(child.pid!, NICE)).toBeNull();
     expect(getPriority(child.pid!)).toBe(lowered);
     expect(readFileSync('/proc/self/autogroup', 'utf8')).toBe(before);
