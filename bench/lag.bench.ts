@@ -6,8 +6,11 @@
  * from this process every 50 ms, and the host's RSS each second. The baseline is the same host,
  * page attached, with no task, for 5 s. Not part of `npm test`: timings are not assertions.
  *
- * The tasks run at Drover's default nice value (`background.taskNice`); `LAG_TASK_NICE=N` runs them
- * at N instead (0: the host's own), to see what the setting buys on this machine.
+ * The tasks run at Drover's defaults: their own nice value 0 (`background.taskNice`), and on Linux
+ * the busy ones sharing one program's weight (`background.shareTaskCpu`, process/task-weight.ts).
+ * A second load, printed but not recorded, runs them with the sharing off, each task weighed as a
+ * program of its own: what the sharing buys on this machine. `LAG_TASK_NICE=N` and
+ * `LAG_SHARE_CPU=0|1` run one load with those settings instead.
  *
  * `LAG_CPU_PROF=<dir>` writes the host's CPU profile there (read it with bench/cpuprofile-top.ts).
  * `LAG_HOST_JS=<file>` runs another build of the host (a copy of `out/main` kept beside this
@@ -129,21 +132,34 @@ const infoLine = (w: Window) =>
 const cpuLine = (w: Window) =>
   `host CPU ${fmt(w.cpuShare * 100, 0)} % of a core, machine load ${fmt(w.load)} on ${availableParallelism()} cores`;
 
-/** LAG_TASK_NICE, checked; null when not given. */
-function niceFromEnvironment(): number | null {
-  const nice = process.env.LAG_TASK_NICE;
-  if (nice === undefined || nice === '') return null;
-  const value = Number(nice);
-  if (!(Number.isInteger(value) && value >= 0 && value <= 19))
-    throw new Error(`LAG_TASK_NICE must be a whole number from 0 to 19, not ${nice}`);
-  return value;
+/** The `background` settings of a load other than Drover's defaults. */
+interface LoadSettings {
+  taskNice?: number;
+  shareTaskCpu?: boolean;
+}
+
+/** LAG_TASK_NICE and LAG_SHARE_CPU, checked; null when neither is given. */
+function settingsFromEnvironment(): LoadSettings | null {
+  const { LAG_TASK_NICE: nice, LAG_SHARE_CPU: share } = process.env;
+  const settings: LoadSettings = {};
+  if (nice !== undefined && nice !== '') {
+    const value = Number(nice);
+    if (!(Number.isInteger(value) && value >= 0 && value <= 19))
+      throw new Error(`LAG_TASK_NICE must be a whole number from 0 to 19, not ${nice}`);
+    settings.taskNice = value;
+  }
+  if (share !== undefined && share !== '') {
+    if (share !== '0' && share !== '1') throw new Error(`LAG_SHARE_CPU must be 0 or 1, not ${share}`);
+    settings.shareTaskCpu = share === '1';
+  }
+  return Object.keys(settings).length > 0 ? settings : null;
 }
 
 /**
- * One host under the load. `taskNice`: the tasks' nice value (null: Drover's default); `suffix`
- * goes after each figure's name; `memory`: whether the memory figure is recorded too.
+ * One host under the load. `settings`: its `background` settings other than the defaults; `suffix`
+ * goes after each figure's name; `record`: whether the figures go to the report (else printed only).
  */
-async function measureLoad(taskNice: number | null, suffix: string, memory: boolean): Promise<void> {
+async function measureLoad(settings: LoadSettings, suffix: string, record: boolean): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'drover-bench-lag-'));
   const dataDir = join(dir, 'data');
   // One session runs all 50 at once (the defaults cap a session at 5 and Drover at 20).
@@ -151,7 +167,7 @@ async function measureLoad(taskNice: number | null, suffix: string, memory: bool
   writeFileSync(
     join(dataDir, 'settings.json'),
     JSON.stringify({
-      background: { maxConcurrent: TASKS, maxConcurrentTotal: TASKS, ...(taskNice === null ? {} : { taskNice }) },
+      background: { maxConcurrent: TASKS, maxConcurrentTotal: TASKS, ...settings },
     }),
   );
   const profileDir = process.env.LAG_CPU_PROF;
@@ -188,7 +204,8 @@ async function measureLoad(taskNice: number | null, suffix: string, memory: bool
     const memoryRatio = to.mb / from.mb;
     const idleP99 = quantile(idle.info, 0.99);
     const loadP99 = quantile(load.info, 0.99);
-    recordFigure(
+    const keep = record ? recordFigure : () => {};
+    keep(
       figure(
         `host event-loop lag p99, ${TASKS} chatty tasks${suffix}`,
         load.lag.p99,
@@ -198,7 +215,7 @@ async function measureLoad(taskNice: number | null, suffix: string, memory: bool
         load.lag.p99 < TARGET_LAG_P99_MS,
       ),
     );
-    recordFigure(
+    keep(
       figure(
         `/api/info p99, ${TASKS} chatty tasks${suffix}`,
         loadP99,
@@ -208,17 +225,16 @@ async function measureLoad(taskNice: number | null, suffix: string, memory: bool
         loadP99 < TARGET_INFO_P99_MS,
       ),
     );
-    if (memory)
-      recordFigure(
-        figure(
-          `host memory second ${MEMORY_FROM_SECOND} to ${LOAD_SECONDS}, ${TASKS} chatty tasks`,
-          to.mb,
-          'MB',
-          from.mb,
-          `ratio within 1 ± ${TARGET_MEMORY_CHANGE}`,
-          Math.abs(memoryRatio - 1) <= TARGET_MEMORY_CHANGE,
-        ),
-      );
+    keep(
+      figure(
+        `host memory second ${MEMORY_FROM_SECOND} to ${LOAD_SECONDS}, ${TASKS} chatty tasks${suffix}`,
+        to.mb,
+        'MB',
+        from.mb,
+        `ratio within 1 ± ${TARGET_MEMORY_CHANGE}`,
+        Math.abs(memoryRatio - 1) <= TARGET_MEMORY_CHANGE,
+      ),
+    );
     console.log(
       `idle host (page attached, no task, ${IDLE_SECONDS} s): ${lagLine(idle.lag)}; ${infoLine(idle)}; ${cpuLine(idle)}; ` +
         `RSS ${fmt(idle.rss[0]!.mb)} -> ${fmt(idle.rss.at(-1)!.mb)} MB`,
@@ -237,11 +253,15 @@ async function measureLoad(taskNice: number | null, suffix: string, memory: bool
 }
 
 async function main(): Promise<void> {
-  const nice = niceFromEnvironment();
-  if (nice !== null) return measureLoad(nice, ` at nice ${nice} (LAG_TASK_NICE)`, true);
-  // Drover's default, then the lowest priority the setting offers: what it buys on this machine.
-  await measureLoad(null, '', true);
-  await measureLoad(19, ' at nice 19 (background.taskNice)', false);
+  const chosen = settingsFromEnvironment();
+  if (chosen !== null) return measureLoad(chosen, ` with ${JSON.stringify(chosen)}`, true);
+  // Drover's defaults, then each task weighed as a program of its own: what the sharing buys here.
+  await measureLoad({}, '', true);
+  await measureLoad(
+    { shareTaskCpu: false },
+    ' with the sharing off (background.shareTaskCpu: false), not recorded',
+    false,
+  );
 }
 
 await main();

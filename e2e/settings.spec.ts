@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.js';
 import { shoot } from './screens.js';
+import { sessionGroupsApply, sharedNice } from '../electron/process/task-weight.js';
 import { startOpenAiCompatibleServer, type FakeModelServer, type ScriptedReply } from './fake-model/index.js';
 
 let model: FakeModelServer;
@@ -230,4 +231,62 @@ test("Tasks start at Drover's own priority by default; set to 19 in Settings, th
 
   // Applied to the next task, without a restart.
   expect(await taskNice()).toBe(19);
+});
+
+test('Busy tasks share one program weight by default; switched off in Settings, each weighs as a program again at once', async ({
+  page,
+  host,
+  pageProblems,
+}, testInfo) => {
+  void pageProblems;
+  const headers = { Authorization: `Bearer ${host.token}` };
+  const created = await page.request.post(`${host.origin}/api/sessions`, { headers, data: { title: 'weight' } });
+  const sessionId = ((await created.json()) as { id: string }).id;
+  const start = async (command: string): Promise<string> => {
+    const started = await page.request.post(`${host.origin}/api/sessions/${sessionId}/background-tasks`, {
+      headers,
+      data: { command },
+    });
+    expect(started.status(), await started.text()).toBe(201);
+    return ((await started.json()) as { id: string }).id;
+  };
+  /** The nice value of the reporter's session group, as its last line says it. */
+  const reported = async (id: string): Promise<number | null> => {
+    const res = await page.request.get(`${host.origin}/api/sessions/${sessionId}/background-tasks/${id}?tail=3`, {
+      headers,
+    });
+    const text = ((await res.json()) as { output: { text: string } }).output.text;
+    const last = [...text.matchAll(/nice (\d+)/g)].at(-1);
+    return last ? Number(last[1]) : null;
+  };
+  // Two busy tasks: one only works, the other works and says its group's weight every few
+  // hundred milliseconds (a file only Linux has; elsewhere it says nothing and only the switch is checked).
+  const busy = await start('while :; do :; done');
+  const reporter = await start(
+    'while :; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; cat /proc/self/autogroup 2>/dev/null; done',
+  );
+  const weighed = process.platform === 'linux' && sessionGroupsApply('self');
+  if (weighed) await expect.poll(() => reported(reporter), { timeout: 15_000 }).toBe(sharedNice(2));
+
+  await openSettings(page, host.url);
+  const row = page.locator('[data-testid="tunable"][data-id="background.shareTaskCpu"]');
+  await expect(row.getByTestId('tunable-value')).toHaveText('on');
+  await expect(row.getByTestId('tunable-source')).toHaveText('default');
+  await row.getByTestId('tunable-change').click();
+  await row.getByTestId('tunable-input').selectOption('off');
+  await row.getByTestId('tunable-save').click();
+  await expect(row.getByTestId('tunable-value')).toHaveText('off');
+  await expect(row.getByTestId('tunable-source')).toHaveText('settings.json');
+  expect(settingsFile(host.dataDir).background).toEqual({ shareTaskCpu: false });
+  await row.scrollIntoViewIfNeeded();
+  await shoot(page, testInfo, 'settings-share-task-cpu');
+
+  // The running tasks are weighed again within a second or so, no restart.
+  if (weighed) await expect.poll(() => reported(reporter), { timeout: 15_000 }).toBe(0);
+  for (const id of [busy, reporter]) {
+    const stopped = await page.request.post(`${host.origin}/api/sessions/${sessionId}/background-tasks/${id}/stop`, {
+      headers,
+    });
+    expect(stopped.ok(), await stopped.text()).toBe(true);
+  }
 });

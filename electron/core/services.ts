@@ -171,6 +171,7 @@ function buildServices(options: ServicesOptions, warn: (message: string) => void
     ...(unixOs ? { processState: (pid: number) => unixOs.processState(pid) } : {}),
     passEnvironment: () => settings.current.tasks?.passEnvironment ?? [],
     taskNice: () => pool.policy.taskNice,
+    shareTaskCpu: () => pool.policy.shareTaskCpu,
     secretVariables: Object.values(KEY_VARIABLES),
     log: warn,
   });

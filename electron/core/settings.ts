@@ -78,6 +78,7 @@ const POLICY_FIELDS: { [K in BackgroundKey]: { field: keyof PoolPolicy; scale: n
   agentMaxTurns: { field: 'agentMaxSteps', scale: 1 },
   agentMaxTokens: { field: 'agentMaxTokens', scale: 1 },
   taskNice: { field: 'taskNice', scale: 1 },
+  shareTaskCpu: { field: 'shareTaskCpu', scale: 1 },
 };
 
 function toPolicy(key: BackgroundKey, value: number | boolean): number | boolean {

@@ -6,6 +6,7 @@ import { isCmd } from '../process/containers-windows.js';
 import { explainForkFailure } from '../process/fork-failure.js';
 import { LEGACY_MARK_VARIABLE } from '../process/identity.js';
 import { lowerPriority } from '../process/priority.js';
+import { sessionGroupsApply, taskCpuMicros, TaskWeigher } from '../process/task-weight.js';
 import { PipeRunner } from './pipe-runner.js';
 import { TaskProcessHandle, type LeaderIo } from './process-handle.js';
 import { PtyRunner } from './pty-runner.js';
@@ -63,6 +64,8 @@ export interface CommandRunnerOptions {
   sandbox?: SandboxWrapper;
   /** The nice value a task starting now runs at (`background.taskNice`); absent or 0: Drover's own. */
   taskNice?: () => number;
+  /** Whether busy tasks share one program's CPU weight on Linux (`background.shareTaskCpu`; process/task-weight.ts); absent: off. */
+  shareTaskCpu?: () => boolean;
 }
 
 /** What puts a command inside its session's sandbox: the program and arguments to run instead, and the variables they need. */
@@ -105,6 +108,8 @@ export class ShellLauncher {
   readonly #containers: ContainerFactory;
   readonly #sandbox: SandboxWrapper | undefined;
   readonly #taskNice: () => number;
+  /** The session groups of running tasks, where the scheduler weighs sessions (Linux autogroup). */
+  readonly #weigher: TaskWeigher | null;
   /** Whether a failure to lower a task's priority was logged this run (it is said once). */
   #priorityWarned = false;
   #folds: boolean | undefined;
@@ -119,6 +124,10 @@ export class ShellLauncher {
     this.#identify = options.identify ?? (() => null);
     this.#state = options.processState ?? (() => null);
     this.log = options.log ?? ((message) => console.error(`drover: ${message}`));
+    this.#weigher =
+      process.platform === 'linux'
+        ? new TaskWeigher({ floor: this.#taskNice, share: options.shareTaskCpu ?? (() => false), log: this.log })
+        : null;
     this.shell = options.shell ?? defaultShell(this.#baseEnv);
   }
 
@@ -179,7 +188,20 @@ export class ShellLauncher {
     }
     // Anything the shell started before it was lowered is inside its cgroup by now: lowered too.
     if (nice > 0) for (const pid of container.enclosed?.() ?? []) if (pid !== io.pid) this.#lower(pid, nice);
+    this.#weigh(io.pid, container.cgroup, handle);
     return handle;
+  }
+
+  /** Hands the task's session group to the weigher, until the task has ended. */
+  #weigh(leader: number, cgroup: string | null, handle: TaskProcessHandle): void {
+    if (this.#weigher === null || !sessionGroupsApply(leader)) return;
+    const untrack = this.#weigher.track({
+      leader,
+      cpuMicros: () => taskCpuMicros(leader, cgroup),
+      alive: () =>
+        !handle.leaderGone && (handle.processStartedAt === null || this.#identify(leader) === handle.processStartedAt),
+    });
+    void handle.wait().then(untrack, untrack);
   }
 
   #lower(pid: number, nice: number): void {

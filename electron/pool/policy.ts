@@ -34,6 +34,8 @@ export interface PoolPolicy {
   agentMaxTokens: number;
   /** The nice value command and monitor tasks run at (process/priority.ts), set as each starts; 0: Drover's own. */
   taskNice: number;
+  /** Whether busy command and monitor tasks share one program's CPU weight (Linux; process/task-weight.ts). */
+  shareTaskCpu: boolean;
 }
 
 export const DEFAULT_POLICY: PoolPolicy = {
@@ -53,6 +55,7 @@ export const DEFAULT_POLICY: PoolPolicy = {
   agentMaxSteps: 40,
   agentMaxTokens: 1_000_000,
   taskNice: DEFAULT_TASK_NICE,
+  shareTaskCpu: true,
 };
 
 /**

@@ -284,6 +284,19 @@ export function cgroupMembers(path: string): number[] | null {
   return dir ? membersBelow(dir) : null;
 }
 
+/** The CPU time of everything in a recorded cgroup (its path) and below it, in microseconds; null where it cannot be read. */
+export function cgroupCpuMicros(path: string): number | null {
+  mounted ??= findCgroup2();
+  const dir = mounted && cgroupDir(mounted, path);
+  if (!dir) return null;
+  try {
+    const usage = /^usage_usec (\d+)$/m.exec(readFileSync(join(dir, 'cpu.stat'), 'utf8'));
+    return usage ? Number(usage[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 function membersBelow(dir: string): number[] {
   const out: number[] = [];
   let procs: string;

@@ -1,6 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
-import { linuxStat } from './unix-os.js';
 
 /**
  * The nice value tasks run at unless `background.taskNice` says otherwise: 0, Drover's own. A lower
@@ -17,11 +15,8 @@ export const DEFAULT_TASK_NICE = 0;
  * started under an already nicer Drover keeps its value). Returns why it could not, in words;
  * null when done or when the process has already gone.
  *
- * On Linux the scheduler may also weigh whole sessions against each other (autogroup: each
- * session one group, every group an equal share whatever its processes' nice values). A task's
- * shell leads a session of its own, so its group's nice value is lowered too; that group is
- * shared by everything the task starts, those already running included. It is changed only for
- * a process that leads its own session: never a group this process, or another program, is in.
+ * On Linux with autogroup the scheduler weighs each session as a group first; a task's session
+ * group is given at least this value too, by the task weigher (process/task-weight.ts).
  */
 export function lowerPriority(pid: number, nice: number): string | null {
   try {
@@ -29,28 +24,6 @@ export function lowerPriority(pid: number, nice: number): string | null {
   } catch (error) {
     if (isGone(error)) return null;
     return `could not lower the priority of process ${pid}: ${(error as Error).message}`;
-  }
-  return process.platform === 'linux' ? lowerSessionGroup(pid, nice) : null;
-}
-
-/** The Linux autogroup of a session leader: `/proc/<pid>/autogroup` reads "/autogroup-25 nice 0". */
-function lowerSessionGroup(pid: number, target: number): string | null {
-  const file = `/proc/${pid}/autogroup`;
-  let current: string;
-  try {
-    if (Number(linuxStat(pid)?.[3]) !== pid) return null;
-    current = readFileSync(file, 'utf8');
-  } catch {
-    // Gone, or a kernel without autogroups (no such file): nothing to lower.
-    return null;
-  }
-  const nice = /nice (-?\d+)/.exec(current);
-  if (!nice || Number(nice[1]) >= target) return null;
-  try {
-    writeFileSync(file, String(target));
-  } catch (error) {
-    if (isGone(error)) return null;
-    return `could not lower the scheduling group of process ${pid}: ${(error as Error).message}`;
   }
   return null;
 }

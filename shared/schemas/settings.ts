@@ -37,6 +37,11 @@ const BackgroundFieldsSchema = z.object({
    * busy task leaves the processor to the app and other programs first (Windows: 10 to 18 below normal, 19 idle).
    */
   taskNice: z.number().int().min(0).max(19),
+  /**
+   * Linux: busy tasks share one program's weight on the processor between them (on by default), so
+   * many of them slow the app and other programs no more than one would. Off, each weighs as a program.
+   */
+  shareTaskCpu: z.boolean(),
 });
 export const BackgroundSettingsSchema = BackgroundFieldsSchema.partial().strict();
 export type BackgroundKey = keyof typeof BackgroundFieldsSchema.shape;

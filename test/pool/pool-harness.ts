@@ -42,6 +42,8 @@ export interface HarnessOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /** The nice value tasks start at (default: Drover's own, as a runner without the setting). */
   taskNice?: () => number;
+  /** Whether busy tasks share one program's CPU weight (default: off, each weighs as a program). */
+  shareTaskCpu?: () => boolean;
 }
 
 /** A real pool on a real database and real processes; only the folder is temporary. */
@@ -62,6 +64,7 @@ export function makePool(policy: Partial<PoolPolicy> = {}, dataDir = tempDir(), 
     ...(options.shell ? { shell: options.shell } : {}),
     ...(options.baseEnv ? { baseEnv: options.baseEnv } : {}),
     ...(options.taskNice ? { taskNice: options.taskNice } : {}),
+    ...(options.shareTaskCpu ? { shareTaskCpu: options.shareTaskCpu } : {}),
   });
   const runner = options.wrapRunner ? options.wrapRunner(commandRunner) : commandRunner;
   const open = (runId: string, extra: Partial<PoolPolicy> = {}, heartbeatMs?: number) =>

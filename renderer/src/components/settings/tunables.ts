@@ -83,6 +83,14 @@ export const TUNABLES: readonly Tunable[] = [
     group: 'background',
   },
   {
+    id: 'background.shareTaskCpu',
+    label: 'Busy tasks weigh as one program on the processor',
+    unit: 'switch',
+    applies:
+      'Linux. Applies within a second. On, many busy tasks slow Drover and your other programs no more than one busy program would, and a task busy alone runs at full speed; off, each busy task weighs as a program of its own.',
+    group: 'background',
+  },
+  {
     id: 'background.maxAgents',
     label: 'Background agents at once in a session, at most',
     unit: 'count',
