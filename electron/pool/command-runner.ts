@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants as fsConstants, existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { ContainerFactory } from '../process/containers.js';
+import type { ContainerFactory, TaskContainer } from '../process/containers.js';
 import { isCmd } from '../process/containers-windows.js';
 import { explainForkFailure } from '../process/fork-failure.js';
 import { LEGACY_MARK_VARIABLE } from '../process/identity.js';
 import { lowerPriority } from '../process/priority.js';
 import { sessionGroupsApply, taskCpuMicros, TaskWeigher } from '../process/task-weight.js';
+import { linuxStat } from '../process/unix-os.js';
 import { PipeRunner } from './pipe-runner.js';
 import { TaskProcessHandle, type LeaderIo } from './process-handle.js';
 import { PtyRunner } from './pty-runner.js';
@@ -188,18 +189,26 @@ export class ShellLauncher {
     }
     // Anything the shell started before it was lowered is inside its cgroup by now: lowered too.
     if (nice > 0) for (const pid of container.enclosed?.() ?? []) if (pid !== io.pid) this.#lower(pid, nice);
-    this.#weigh(io.pid, container.cgroup, handle);
+    this.#weigh(spec, io.pid, container, handle);
     return handle;
   }
 
-  /** Hands the task's session group to the weigher, until the task has ended. */
-  #weigh(leader: number, cgroup: string | null, handle: TaskProcessHandle): void {
-    if (this.#weigher === null || !sessionGroupsApply(leader)) return;
+  /**
+   * Hands the task's session group to the weigher, until the task has ended. Not a sandboxed one:
+   * the sandbox (bubblewrap) runs its command in a session of its own, which its shell does not lead.
+   */
+  #weigh(spec: Spec, leader: number, container: TaskContainer, handle: TaskProcessHandle): void {
+    if (this.#weigher === null || spec.sandboxed || !sessionGroupsApply(leader)) return;
     const untrack = this.#weigher.track({
       leader,
-      cpuMicros: () => taskCpuMicros(leader, cgroup),
-      alive: () =>
-        !handle.leaderGone && (handle.processStartedAt === null || this.#identify(leader) === handle.processStartedAt),
+      cpuMicros: () => taskCpuMicros(leader, container.cgroup),
+      via: () => {
+        const own = handle.processStartedAt === null || this.#identify(leader) === handle.processStartedAt;
+        if (!handle.leaderGone && own) return leader;
+        // A session keeps its id while any process is in it, so no other session can have it.
+        for (const pid of container.enclosed?.() ?? []) if (Number(linuxStat(pid)?.[3]) === leader) return pid;
+        return null;
+      },
     });
     void handle.wait().then(untrack, untrack);
   }

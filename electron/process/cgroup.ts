@@ -277,17 +277,23 @@ function signalFrozen(dir: string, signal: NodeJS.Signals, frozen: boolean): num
 
 let mounted: CgroupHierarchy | null | undefined;
 
+/** This machine's cgroup2 mount, looked up once per run. */
+export function mountedCgroup2(): CgroupHierarchy | null {
+  mounted ??= findCgroup2();
+  return mounted;
+}
+
 /** Every process in a recorded cgroup (its path) and its children; null where the cgroup cannot be read. */
 export function cgroupMembers(path: string): number[] | null {
-  mounted ??= findCgroup2();
-  const dir = mounted && cgroupDir(mounted, path);
+  const hierarchy = mountedCgroup2();
+  const dir = hierarchy && cgroupDir(hierarchy, path);
   return dir ? membersBelow(dir) : null;
 }
 
 /** The CPU time of everything in a recorded cgroup (its path) and below it, in microseconds; null where it cannot be read. */
 export function cgroupCpuMicros(path: string): number | null {
-  mounted ??= findCgroup2();
-  const dir = mounted && cgroupDir(mounted, path);
+  const hierarchy = mountedCgroup2();
+  const dir = hierarchy && cgroupDir(hierarchy, path);
   if (!dir) return null;
   try {
     const usage = /^usage_usec (\d+)$/m.exec(readFileSync(join(dir, 'cpu.stat'), 'utf8'));

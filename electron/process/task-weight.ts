@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cgroupCpuMicros, cgroupDir, findCgroup2 } from './cgroup.js';
+import { performance } from 'node:perf_hooks';
+import { cgroupCpuMicros, cgroupDir, mountedCgroup2 } from './cgroup.js';
 import { linuxStat } from './unix-os.js';
 
 /*
@@ -53,8 +54,8 @@ export function sharedNice(busy: number): number {
 
 /**
  * Whether the scheduler weighs `pid`'s session as a group: autogroup is on and no cpu controller
- * is over the process's cgroup (cgroup v1: its `cpu` hierarchy's root; v2: `cpu` not among its
- * cgroup's controllers). False where it cannot tell.
+ * is over the process's cgroup (cgroup v1: its `cpu` hierarchy's root; v2: `cpu` not among the
+ * controllers of its cgroup or of any above it). False where it cannot tell.
  */
 export function sessionGroupsApply(pid: number | 'self', read = readText): boolean {
   if (read('/proc/sys/kernel/sched_autogroup_enabled')?.trim() !== '1') return false;
@@ -68,10 +69,15 @@ export function sessionGroupsApply(pid: number | 'self', read = readText): boole
     else if (controllers.split(',').includes('cpu')) return path === '/';
   }
   if (unified === null || unified === '/') return true;
-  const hierarchy = findCgroup2();
-  const dir = hierarchy && cgroupDir(hierarchy, unified);
-  const available = dir ? read(`${dir}/cgroup.controllers`) : null;
-  return available !== null && !available.split(/\s+/).includes('cpu');
+  // A cgroup without the controller is weighed within the nearest one above it that has it.
+  const hierarchy = mountedCgroup2();
+  if (!hierarchy) return false;
+  for (let path = unified; path !== '/' && path !== ''; path = path.slice(0, path.lastIndexOf('/')) || '/') {
+    const dir = cgroupDir(hierarchy, path);
+    const available = dir ? read(`${dir}/cgroup.controllers`) : null;
+    if (available === null || available.split(/\s+/).includes('cpu')) return false;
+  }
+  return true;
 }
 
 function readText(file: string): string | null {
@@ -84,21 +90,29 @@ function readText(file: string): string | null {
 
 /** A task as the weigher sees it. */
 export interface WeighedTask {
-  /** The task's shell, which leads its session. */
+  /** The task's shell, which leads its session: the session's id. */
   readonly leader: number;
   /** The task's CPU time so far in microseconds; null when it cannot be read now. */
   cpuMicros(): number | null;
-  /** Whether the leader is still this task's (not exited, its pid not reused). */
-  alive(): boolean;
+  /**
+   * A live process of the task in its session, to reach the session's group through: the shell
+   * while it runs (its pid not reused), else one of the task's still in the session (`nohup
+   * server &`); null when none is left there.
+   */
+  via(): number | null;
 }
 
-/** Sets a session's group's nice value through its leader; throws the OS's error. */
-export type GroupWriter = (leader: number, nice: number) => void;
+/**
+ * Sets the group of `session` to `nice` through `pid`, a process in it, if the group is still at
+ * `expected` (what Drover last set). Returns false, writing nothing, when something else changed
+ * it since: it is then left as it is. Throws the OS's error.
+ */
+export type GroupWriter = (pid: number, session: number, nice: number, expected: number) => boolean;
 
 export interface TaskWeigherOptions {
-  /** The least nice value a task's group runs at (`background.taskNice`). */
+  /** The least nice value a task's group runs at (`background.taskNice`), read as each task starts. */
   floor: () => number;
-  /** Whether busy tasks share one program's weight (`background.shareTaskCpu`); off, every group is at the floor. */
+  /** Whether busy tasks share one program's weight (`background.shareTaskCpu`); off, every group is at its floor. */
   share: () => boolean;
   log: (message: string) => void;
   /** Tests: the clock of the counts and the writer of groups. */
@@ -108,11 +122,17 @@ export interface TaskWeigherOptions {
 
 interface Tracked {
   task: WeighedTask;
+  floor: number;
   /** CPU time at the last count; null before the first. */
   last: number | null;
   busy: boolean;
-  /** The nice value last asked for its group (a new session's group starts at 0). */
+  /** The process its group is reached through at the last count; null: none left in the session. */
+  via: number | null;
+  /** The nice value last asked for its group, and the one last set (a new session's group starts at 0). */
   asked: number;
+  set: number;
+  /** Something else changed its group: Drover no longer weighs it. */
+  leftAlone: boolean;
 }
 
 /** The session groups of Drover's running tasks, weighed as one program (see above). */
@@ -120,8 +140,8 @@ export class TaskWeigher {
   readonly #options: TaskWeigherOptions;
   readonly #write: GroupWriter;
   readonly #tasks = new Set<Tracked>();
-  /** Changes not yet taken by the kernel, by leader, in the order asked. */
-  readonly #pending = new Map<number, { nice: number; tracked: Tracked }>();
+  /** Changes not yet taken by the kernel, first asked first written (a later ask updates its place). */
+  readonly #pending = new Map<Tracked, number>();
   #timer: NodeJS.Timeout | null = null;
   #retry: NodeJS.Timeout | null = null;
   #countedAt = 0;
@@ -134,39 +154,56 @@ export class TaskWeigher {
 
   /** Weighs a task from now until the returned function is called (when it has ended). */
   track(task: WeighedTask): () => void {
-    const tracked: Tracked = { task, last: task.cpuMicros(), busy: true, asked: 0 };
+    const floor = Math.min(19, Math.max(0, Math.trunc(this.#options.floor())));
+    const tracked: Tracked = {
+      task,
+      floor,
+      last: task.cpuMicros(),
+      busy: true,
+      via: task.leader,
+      asked: 0,
+      set: 0,
+      leftAlone: false,
+    };
     this.#tasks.add(tracked);
     // A task just started is counted busy; its group is weighed at once, the others at the next count.
-    this.#ask(tracked, this.#target(this.#busyCount()));
+    this.#ask(tracked, this.#target(tracked, this.#busyCount()));
     if (this.#timer === null) {
-      this.#countedAt = Date.now();
+      this.#countedAt = performance.now();
       this.#timer = setInterval(() => this.weigh(), this.#options.everyMs ?? WEIGH_EVERY_MS);
       this.#timer.unref();
     }
     return () => {
       this.#tasks.delete(tracked);
-      this.#pending.delete(task.leader);
+      this.#pending.delete(tracked);
       if (this.#tasks.size === 0) this.stop();
     };
   }
 
   /** Counts the busy tasks again and asks each group for its share (the timer's work). */
   weigh(): void {
-    const now = Date.now();
+    const now = performance.now();
     const elapsedMicros = Math.max(1, now - this.#countedAt) * 1000;
     this.#countedAt = now;
     for (const tracked of this.#tasks) {
+      if (tracked.leftAlone) continue;
+      tracked.via = tracked.task.via();
       const used = tracked.task.cpuMicros();
       if (used !== null && tracked.last !== null) tracked.busy = used - tracked.last >= BUSY_SHARE * elapsedMicros;
       tracked.last = used;
     }
-    const target = this.#target(this.#busyCount());
-    for (const tracked of this.#tasks) this.#ask(tracked, target);
+    const busy = this.#busyCount();
+    for (const tracked of this.#tasks) this.#ask(tracked, this.#target(tracked, busy));
   }
 
-  /** How many tasks are weighed now, and the nice value each group was last asked for. */
-  snapshot(): { leader: number; busy: boolean; nice: number }[] {
-    return [...this.#tasks].map((t) => ({ leader: t.task.leader, busy: t.busy, nice: t.asked }));
+  /** The tasks weighed now: whether each was busy at the last count, and the nice value asked for its group. */
+  snapshot(): { leader: number; busy: boolean; nice: number; weighed: boolean }[] {
+    return [...this.#tasks].map((t) => ({
+      leader: t.task.leader,
+      busy: t.busy,
+      nice: t.asked,
+      weighed: !t.leftAlone && t.via !== null,
+    }));
   }
 
   stop(): void {
@@ -176,64 +213,70 @@ export class TaskWeigher {
     this.#pending.clear();
   }
 
+  /** Busy tasks whose group Drover weighs (not those with no process left in it, or left alone). */
   #busyCount(): number {
     let busy = 0;
-    for (const tracked of this.#tasks) if (tracked.busy) busy++;
+    for (const tracked of this.#tasks) if (tracked.busy && !tracked.leftAlone && tracked.via !== null) busy++;
     return busy;
   }
 
-  #target(busy: number): number {
-    const floor = Math.min(19, Math.max(0, Math.trunc(this.#options.floor())));
-    return this.#options.share() ? Math.max(floor, sharedNice(busy)) : floor;
+  #target(tracked: Tracked, busy: number): number {
+    return this.#options.share() ? Math.max(tracked.floor, sharedNice(busy)) : tracked.floor;
   }
 
   #ask(tracked: Tracked, nice: number): void {
-    if (tracked.asked === nice) return;
+    if (tracked.leftAlone || tracked.via === null || tracked.asked === nice) return;
     tracked.asked = nice;
-    this.#pending.delete(tracked.task.leader);
-    this.#pending.set(tracked.task.leader, { nice, tracked });
+    this.#pending.set(tracked, nice);
     if (this.#retry === null) this.#drain();
   }
 
   /** Writes what is pending; on the kernel's EAGAIN (its pace for unprivileged changes), goes on after a pause. */
   #drain(): void {
     this.#retry = null;
-    for (const [leader, { nice, tracked }] of this.#pending) {
-      if (!this.#tasks.has(tracked) || !tracked.task.alive()) {
-        this.#pending.delete(leader);
+    for (const [tracked, nice] of this.#pending) {
+      const via = tracked.via;
+      if (!this.#tasks.has(tracked) || via === null || tracked.set === nice) {
+        this.#pending.delete(tracked);
         continue;
       }
       try {
-        this.#write(leader, nice);
+        if (this.#write(via, tracked.task.leader, nice, tracked.set)) tracked.set = nice;
+        else tracked.leftAlone = true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
           this.#retry = setTimeout(() => this.#drain(), GROUP_WRITE_PAUSE_MS);
           this.#retry.unref();
           return;
         }
-        this.#warn(leader, error as NodeJS.ErrnoException);
+        this.#warn(via, error as NodeJS.ErrnoException);
       }
-      this.#pending.delete(leader);
+      this.#pending.delete(tracked);
     }
   }
 
-  #warn(leader: number, error: NodeJS.ErrnoException): void {
+  #warn(pid: number, error: NodeJS.ErrnoException): void {
     if (error.code === 'ESRCH' || error.code === 'ENOENT' || this.#warned) return;
     this.#warned = true;
     this.#options.log(
-      `could not weigh the scheduling group of task process ${leader}: ${error.message}; such tasks keep their group's weight (said once per run)`,
+      `could not weigh the scheduling group of task process ${pid}: ${error.message}; such tasks keep their group's weight (said once per run)`,
     );
   }
 }
 
 /**
- * Sets the nice value of the session group `leader` leads, through `/proc/<pid>/autogroup`. Only a
- * process that leads its own session is written: never a group Drover itself, or a program
- * started otherwise, is in.
+ * Sets the nice value of a task's session group through `/proc/<pid>/autogroup` (GroupWriter).
+ * Only through a process whose session is the task's, which its shell started: never a group
+ * Drover itself, or a program started otherwise, is in.
  */
-export function writeSessionGroup(leader: number, nice: number): void {
-  if (Number(linuxStat(leader)?.[3]) !== leader) return;
-  writeFileSync(`/proc/${leader}/autogroup`, String(nice));
+export function writeSessionGroup(pid: number, session: number, nice: number, expected: number): boolean {
+  if (Number(linuxStat(pid)?.[3]) !== session) return true; // gone, or not the task's: nothing to set
+  const file = `/proc/${pid}/autogroup`;
+  const current = /nice (-?\d+)/.exec(readText(file) ?? '');
+  if (!current) return true;
+  if (Number(current[1]) !== expected) return false;
+  writeFileSync(file, String(nice));
+  return true;
 }
 
 /** A task's CPU time: its cgroup's where it has one, else its shell's own and that of the children it has waited for. */
