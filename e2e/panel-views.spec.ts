@@ -51,7 +51,19 @@ base('the panel says when its views could not load, and Retry brings them', asyn
 
     refuse = false;
     await page.getByTestId('panel-views-retry').click();
-    await expect(page.getByTestId('task-view')).toContainText('npm run step -- 1');
+    // A browser that fetches a failed module again shows the view now; one that keeps the failure
+    // (Chromium before whatwg/html#10327, Electron's) fails again without asking the host, and then
+    // offers to reload the page, which comes back at the same task.
+    const reload = page.getByTestId('panel-views-reload');
+    const view = page.getByTestId('task-view');
+    await expect(view.or(reload)).toBeVisible();
+    if (await reload.isVisible()) {
+      expect(asked).toHaveLength(1);
+      await expect(failed).toContainText('may keep the failure until the page is reloaded');
+      await shoot(page, testInfo, 'panel-views-failed-again');
+      await reload.click();
+    }
+    await expect(view).toContainText('npm run step -- 1');
     await expect(failed).toHaveCount(0);
     // Asked again, not answered from a failure the page kept.
     expect(asked.length).toBeGreaterThanOrEqual(2);
