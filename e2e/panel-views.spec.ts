@@ -52,7 +52,7 @@ base('the panel says when its views could not load, and Retry brings them', asyn
     refuse = false;
     await page.getByTestId('panel-views-retry').click();
     // A browser that fetches a failed module again shows the view now; one that keeps the failure
-    // (Chromium before whatwg/html#10327, Electron's) fails again without asking the host, and then
+    // (a browser without whatwg/html#10327, as Chromium 150 is) fails again without asking the host, and then
     // offers to reload the page, which comes back at the same task.
     const reload = page.getByTestId('panel-views-reload');
     const view = page.getByTestId('task-view');
