@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.js';
 import { shoot } from './screens.js';
+import type { RunningHost } from './host.js';
 import { sessionGroupsApply, sharedNice } from '../electron/process/task-weight.js';
 import { startOpenAiCompatibleServer, type FakeModelServer, type ScriptedReply } from './fake-model/index.js';
 
@@ -37,6 +38,31 @@ const desktopInFile = (dataDir: string) => {
     return null;
   }
 };
+
+/** A new session on the host, and its background tasks through the REST API. */
+async function taskSession(page: Page, host: RunningHost, title: string) {
+  const headers = { Authorization: `Bearer ${host.token}` };
+  const created = await page.request.post(`${host.origin}/api/sessions`, { headers, data: { title } });
+  const tasks = `${host.origin}/api/sessions/${((await created.json()) as { id: string }).id}/background-tasks`;
+  return {
+    /** Starts a command; its task's id. */
+    async start(command: string): Promise<string> {
+      const started = await page.request.post(tasks, { headers, data: { command } });
+      expect(started.status(), await started.text()).toBe(201);
+      return ((await started.json()) as { id: string }).id;
+    },
+    /** The task's status and the last lines of its output. */
+    async read(id: string): Promise<{ status: string; text: string }> {
+      const res = await page.request.get(`${tasks}/${id}?tail=5`, { headers });
+      const body = (await res.json()) as { task: { status: string }; output: { text: string } };
+      return { status: body.task.status, text: body.output.text };
+    },
+    async stop(id: string): Promise<void> {
+      const stopped = await page.request.post(`${tasks}/${id}/stop`, { headers });
+      expect(stopped.ok(), await stopped.text()).toBe(true);
+    },
+  };
+}
 
 test('Settings says Configured, and Test connection proves the key, URL and model or says what is wrong', async ({
   page,
@@ -184,26 +210,16 @@ test("Tasks start at Drover's own priority by default; set to 19 in Settings, th
   pageProblems,
 }, testInfo) => {
   void pageProblems;
-  const headers = { Authorization: `Bearer ${host.token}` };
-  const created = await page.request.post(`${host.origin}/api/sessions`, { headers, data: { title: 'priority' } });
-  const sessionId = ((await created.json()) as { id: string }).id;
+  const session = await taskSession(page, host, 'priority');
   /** The nice value a task started now runs at, as `nice` itself prints it. */
   const taskNice = async (): Promise<number> => {
-    const started = await page.request.post(`${host.origin}/api/sessions/${sessionId}/background-tasks`, {
-      headers,
-      data: { command: 'nice' },
-    });
-    expect(started.status(), await started.text()).toBe(201);
-    const { id } = (await started.json()) as { id: string };
+    const id = await session.start('nice');
     let text = '';
     await expect
       .poll(async () => {
-        const res = await page.request.get(`${host.origin}/api/sessions/${sessionId}/background-tasks/${id}?tail=5`, {
-          headers,
-        });
-        const body = (await res.json()) as { task: { status: string }; output: { text: string } };
-        text = body.output.text;
-        return body.task.status;
+        const read = await session.read(id);
+        text = read.text;
+        return read.status;
       })
       .toBe('succeeded');
     return Number(text.trim());
@@ -239,24 +255,11 @@ test('Busy tasks share one program weight by default; switched off in Settings, 
   pageProblems,
 }, testInfo) => {
   void pageProblems;
-  const headers = { Authorization: `Bearer ${host.token}` };
-  const created = await page.request.post(`${host.origin}/api/sessions`, { headers, data: { title: 'weight' } });
-  const sessionId = ((await created.json()) as { id: string }).id;
-  const start = async (command: string): Promise<string> => {
-    const started = await page.request.post(`${host.origin}/api/sessions/${sessionId}/background-tasks`, {
-      headers,
-      data: { command },
-    });
-    expect(started.status(), await started.text()).toBe(201);
-    return ((await started.json()) as { id: string }).id;
-  };
+  const session = await taskSession(page, host, 'weight');
+  const start = session.start;
   /** The nice value of the reporter's session group, as its last line says it. */
   const reported = async (id: string): Promise<number | null> => {
-    const res = await page.request.get(`${host.origin}/api/sessions/${sessionId}/background-tasks/${id}?tail=3`, {
-      headers,
-    });
-    const text = ((await res.json()) as { output: { text: string } }).output.text;
-    const last = [...text.matchAll(/nice (\d+)/g)].at(-1);
+    const last = [...(await session.read(id)).text.matchAll(/nice (\d+)/g)].at(-1);
     return last ? Number(last[1]) : null;
   };
   // Two busy tasks: one only works, the other works and says its group's weight every few
@@ -283,10 +286,5 @@ test('Busy tasks share one program weight by default; switched off in Settings, 
 
   // The running tasks are weighed again within a second or so, no restart.
   if (weighed) await expect.poll(() => reported(reporter), { timeout: 15_000 }).toBe(0);
-  for (const id of [busy, reporter]) {
-    const stopped = await page.request.post(`${host.origin}/api/sessions/${sessionId}/background-tasks/${id}/stop`, {
-      headers,
-    });
-    expect(stopped.ok(), await stopped.text()).toBe(true);
-  }
+  for (const id of [busy, reporter]) await session.stop(id);
 });

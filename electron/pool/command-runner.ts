@@ -111,6 +111,11 @@ export class ShellLauncher {
   readonly #taskNice: () => number;
   /** The session groups of running tasks, where the scheduler weighs sessions (Linux autogroup). */
   readonly #weigher: TaskWeigher | null;
+  /**
+   * Whether the scheduler weighs tasks' sessions here, asked of the first task's shell: every task
+   * sits beside it (their cgroups share their parents), so the answer holds for the run.
+   */
+  #sessionGroups: boolean | undefined;
   /** Whether a failure to lower a task's priority was logged this run (it is said once). */
   #priorityWarned = false;
   #folds: boolean | undefined;
@@ -198,7 +203,7 @@ export class ShellLauncher {
    * the sandbox (bubblewrap) runs its command in a session of its own, which its shell does not lead.
    */
   #weigh(spec: Spec, leader: number, container: TaskContainer, handle: TaskProcessHandle): void {
-    if (this.#weigher === null || spec.sandboxed || !sessionGroupsApply(leader)) return;
+    if (this.#weigher === null || spec.sandboxed || !this.#weighsSessions(leader)) return;
     const untrack = this.#weigher.track({
       leader,
       cpuMicros: () => taskCpuMicros(leader, container.cgroup),
@@ -211,6 +216,14 @@ export class ShellLauncher {
       },
     });
     void handle.wait().then(untrack, untrack);
+  }
+
+  #weighsSessions(leader: number): boolean {
+    if (this.#sessionGroups !== undefined) return this.#sessionGroups;
+    const answer = sessionGroupsApply(leader);
+    // A "no" from a shell already gone only means its files could not be read: asked again next time.
+    if (answer || linuxStat(leader) !== null) this.#sessionGroups = answer;
+    return answer;
   }
 
   #lower(pid: number, nice: number): void {

@@ -185,9 +185,15 @@ export class TaskWeigher {
     const now = performance.now();
     const elapsedMicros = Math.max(1, now - this.#countedAt) * 1000;
     this.#countedAt = now;
+    // Sharing off, every group is at its floor: nothing to count.
+    const counting = this.#options.share();
     for (const tracked of this.#tasks) {
       if (tracked.leftAlone) continue;
       tracked.via = tracked.task.via();
+      if (!counting) {
+        tracked.last = null; // a count after sharing is turned back on starts afresh
+        continue;
+      }
       const used = tracked.task.cpuMicros();
       if (used !== null && tracked.last !== null) tracked.busy = used - tracked.last >= BUSY_SHARE * elapsedMicros;
       tracked.last = used;

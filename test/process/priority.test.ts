@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lowerPriority } from '../../electron/process/priority.js';
@@ -7,6 +7,7 @@ import { unixContainers } from '../../electron/process/containers.js';
 import { currentUnixOs } from '../../electron/process/unix-os.js';
 import { makePool, type Harness, type HarnessOptions } from '../pool/pool-harness.js';
 import { until } from '../helpers.js';
+import { groupNice, hasAutogroup } from './autogroup.js';
 
 const children: ChildProcess[] = [];
 const open: Harness[] = [];
@@ -19,10 +20,6 @@ afterEach(async () => {
   }
 });
 
-/** Linux's per-session scheduling groups, where this kernel has them. */
-const hasAutogroup = existsSync('/proc/self/autogroup');
-const groupNice = (pid: number | 'self') =>
-  Number(/nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
 /** This process's own nice value: a task never ends up above it, lowered or not. */
 const own = getPriority();
 /** The value these tests lower to: `nice`'s own default, below any test runner's. */

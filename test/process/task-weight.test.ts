@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -14,6 +14,7 @@ import {
 import { linuxStat } from '../../electron/process/unix-os.js';
 import { makePool, type Harness } from '../pool/pool-harness.js';
 import { until } from '../helpers.js';
+import { groupNice, hasAutogroup } from './autogroup.js';
 
 const children: ChildProcess[] = [];
 const weighers: TaskWeigher[] = [];
@@ -27,10 +28,6 @@ afterEach(async () => {
     h.db.close();
   }
 });
-
-const hasAutogroup = existsSync('/proc/self/autogroup');
-const groupNice = (pid: number | 'self') =>
-  Number(/nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
 
 describe('sharedNice', () => {
   it('gives n groups the nice value whose weights add up nearest one group at nice 0', () => {
